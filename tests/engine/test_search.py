@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
+from engine.core import search
+from engine.core.domain_io import domain_from_json
 from engine.core.generate import GenerationError, generate_instance
 from engine.core.search import (
     OptimalResult,
@@ -18,10 +21,22 @@ from engine.core.search import (
 from engine.core.types import Action, Domain, Instance, State
 from tests.engine.strategies import domains
 
-HYPOTHESIS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The solver fixture below only flips a switch, which every example may share.
+SUPPRESSED = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+HYPOTHESIS = settings(max_examples=150, deadline=None, suppress_health_check=SUPPRESSED)
 
 # Values are compared with ==, not approximately: the argmin is decided by exact float
 # comparisons, so only bit-identical sums guarantee the reference's choice of action.
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def solver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs against both solvers: the compiled one and the Python fallback."""
+    if request.param == "compiled":
+        # Built by `pip install -e .`; a missing build would silently test Python twice.
+        assert search._fastsearch is not None, "engine/core/_fastsearch.c is not built"
+    monkeypatch.setattr(search, "USE_NATIVE", request.param == "compiled")
+    return request.param
 
 
 def str_action(name: str, *states: tuple[str, set[str]]) -> Action:
@@ -376,7 +391,7 @@ def test_the_oracle_keeps_the_valid_truth_and_stops_only_at_a_base_case(
         assert not actions or not truths <= ruled_out_somewhere
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=SUPPRESSED)
 @given(domains(max_truths=8, min_actions=6, max_actions=8), st.integers(0, 2**32 - 1))
 def test_solve_matches_the_literal_recursion_on_generated_instances(
     domain: Domain, seed: int
@@ -400,3 +415,70 @@ def test_solve_rejects_an_observation_that_matches_no_state() -> None:
 
     with pytest.raises(KeyError):
         solve(THREE_TRUTHS, instance)
+
+
+# --- the shipped study domains ------------------------------------------------------------
+
+SHIPPED_DOMAINS_DIR = Path(__file__).resolve().parents[2] / "engine" / "domains"
+
+
+@pytest.mark.parametrize("name", ["chemical", "education", "fantasy", "medical", "music"])
+def test_solve_matches_the_literal_recursion_on_a_shipped_domain(name: str) -> None:
+    # Real domains have many overlapping states and states that rule out nothing, which the
+    # small random domains above rarely produce; the sizes keep the literal recursion fast.
+    domain = domain_from_json((SHIPPED_DOMAINS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    instance = generate_instance(domain, 6, 8, seed=7)
+
+    result = solve(domain, instance)
+
+    assert result.expected_actions == reference_expected_actions(
+        domain, instance.truths, instance.actions
+    )
+    truths, actions = set(instance.truths), list(instance.actions)
+    for name_taken in result.oracle_path:
+        assert reference_best_action(domain, truths, actions) == name_taken
+        truths -= domain.action(name_taken).state_for(instance.observations[name_taken]).rules_out
+        actions.remove(name_taken)
+    assert reference_best_action(domain, truths, actions) is None
+
+
+@pytest.mark.parametrize("name", ["chemical", "education", "medical"])
+def test_both_solvers_agree_on_hard_instances_of_a_shipped_domain(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hard instances are far beyond the literal recursion; the two solvers check each other.
+    domain = domain_from_json((SHIPPED_DOMAINS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    searched = 0
+    for seed in range(4):
+        instance = generate_instance(domain, 12, 16, seed=seed)
+
+        monkeypatch.setattr(search, "USE_NATIVE", True)
+        compiled = solve(domain, instance)
+        monkeypatch.setattr(search, "USE_NATIVE", False)
+        python = solve(domain, instance)
+
+        assert compiled == python
+        searched += compiled.expected_actions > 1
+    assert searched >= 2
+
+
+def test_more_than_64_truths_are_searched_by_the_python_solver(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Unusable:
+        def search(self, *args: object) -> None:
+            raise AssertionError("the compiled solver takes at most 64 truths")
+
+    monkeypatch.setattr(search, "_fastsearch", Unusable())
+    truths = [f"t{i:02}" for i in range(66)]
+    halves = str_action("halves", ("low", set(truths[33:])), ("high", set(truths[:33])))
+    parity = str_action("parity", ("even", set(truths[1::2])), ("odd", set(truths[::2])))
+    domain = Domain(name="wide", truths=tuple(truths), actions=(halves, parity))
+
+    expected = expected_actions(domain, truths, ["halves", "parity"])
+
+    assert expected == reference_expected_actions(domain, truths, ["halves", "parity"])
+    assert expected > 1
+    assert best_action(domain, truths, ["parity", "halves"]) == reference_best_action(
+        domain, truths, ["parity", "halves"]
+    )
