@@ -5,6 +5,8 @@ compiler the install still succeeds and engine.core.search falls back to its Pyt
 which gives the same results, only slower.
 """
 
+import platform
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -31,7 +33,9 @@ setup(
             "engine.core._fastsearch",
             ["engine/core/_fastsearch.c"],
             # No fused multiply-add: results must round exactly like the reference's Python.
-            extra_compile_args=["-O2", "-ffp-contract=off", "-std=c11"],
+            extra_compile_args=["-O2", "-ffp-contract=off", "-std=c11"]
+            # The hardware popcount (every x86-64 CPU since 2008) instead of a library call.
+            + (["-mpopcnt"] if platform.machine() in ("x86_64", "AMD64") else []),
         )
     ],
     cmdclass={"build_ext": OptionalBuildExt},

@@ -53,13 +53,16 @@ static uint64_t hash2(uint64_t a, uint64_t b) {
 
 /* ---- views: what the actions look like from one truth set (search.py's _View) ---------- */
 
+typedef struct View View;
+
 typedef struct {
     double p;     /* P(s) */
     uint64_t t;   /* T - R_s */
     uint64_t hit; /* hits[j] & (T - R_s) */
+    View *view;   /* the view of t, once looked up */
 } Kid;
 
-typedef struct {
+struct View {
     uint64_t truths;
     uint64_t useful;
     uint64_t *hits;  /* [m] */
@@ -70,7 +73,7 @@ typedef struct {
     Kid *kids;
     uint64_t *classes; /* groups of two or more twins */
     int n_classes;
-} View;
+};
 
 /* ---- nodes (search.py's _Node) ----------------------------------------------------------- */
 
@@ -90,6 +93,7 @@ typedef struct {
     uint64_t rest;   /* the actions left after it */
     double *p;       /* [n_kids] P(s), state order */
     uint64_t *t;     /* [n_kids] truth masks */
+    Kid **src;       /* [n_kids] the view's kids they come from */
     int *refine;     /* [n_kids] smallest kid first */
     int *child;      /* [n_kids] node indices, or -1 before they are looked up */
     int have_children;
@@ -101,6 +105,13 @@ typedef struct {
     double bound;
     Cand *cand;
 } Ranked;
+
+/* A slot of the node index: the node's position in the pool (-1: empty) and the upper half of
+   its key's hash, so that a probe rarely has to read a node that is not the one wanted. */
+typedef struct {
+    int32_t index;
+    uint32_t check;
+} Slot;
 
 typedef struct {
     int n_truths, n_actions;
@@ -117,7 +128,7 @@ typedef struct {
     /* nodes: a pool (stable indices) and an open-addressing index into it */
     Node *nodes;
     size_t node_count, node_cap;
-    int32_t *table;
+    Slot *table;
     size_t table_cap;
     size_t since_signal_check;
 
@@ -193,6 +204,7 @@ static View *build_view(Solver *s, uint64_t truths) {
                 v->kids[n_kids].p = probability;
                 v->kids[n_kids].t = child;
                 v->kids[n_kids].hit = hit & child;
+                v->kids[n_kids].view = NULL;
                 n_kids++;
             }
         }
@@ -290,13 +302,15 @@ static double smallest_bound(View *v, uint64_t useful) {
 
 static int grow_table(Solver *s) {
     size_t cap = s->table_cap ? s->table_cap * 2 : 1 << 14;
-    int32_t *table = malloc(cap * sizeof(int32_t));
+    Slot *table = malloc(cap * sizeof(Slot));
     if (!table) return -1;
-    memset(table, 0xff, cap * sizeof(int32_t));
+    for (size_t i = 0; i < cap; i++) table[i].index = -1;
     for (size_t i = 0; i < s->node_count; i++) {
-        size_t h = hash2(s->nodes[i].truths, s->nodes[i].actions) & (cap - 1);
-        while (table[h] >= 0) h = (h + 1) & (cap - 1);
-        table[h] = (int32_t)i;
+        uint64_t hash = hash2(s->nodes[i].truths, s->nodes[i].actions);
+        size_t h = hash & (cap - 1);
+        while (table[h].index >= 0) h = (h + 1) & (cap - 1);
+        table[h].index = (int32_t)i;
+        table[h].check = (uint32_t)(hash >> 32);
     }
     free(s->table);
     s->table = table;
@@ -305,9 +319,8 @@ static int grow_table(Solver *s) {
 }
 
 /* The node of (truths, actions), which must not be a base case (search.py's _Solver._node). */
-static int get_node(Solver *s, uint64_t truths, uint64_t actions) {
-    View *v = get_view(s, truths);
-    if (!v) return -1;
+static int get_node_in(Solver *s, View *v, uint64_t actions) {
+    uint64_t truths = v->truths;
     uint64_t useful = actions & v->useful;
     for (int c = 0; c < v->n_classes; c++) {
         uint64_t group = v->classes[c];
@@ -326,10 +339,14 @@ static int get_node(Solver *s, uint64_t truths, uint64_t actions) {
         fail_nomem(s);
         return -1;
     }
-    size_t h = hash2(truths, useful) & (s->table_cap - 1);
-    while (s->table[h] >= 0) {
-        Node *node = &s->nodes[s->table[h]];
-        if (node->truths == truths && node->actions == useful) return s->table[h];
+    uint64_t hash = hash2(truths, useful);
+    uint32_t check = (uint32_t)(hash >> 32);
+    size_t h = hash & (s->table_cap - 1);
+    while (s->table[h].index >= 0) {
+        if (s->table[h].check == check) {
+            Node *node = &s->nodes[s->table[h].index];
+            if (node->truths == truths && node->actions == useful) return s->table[h].index;
+        }
         h = (h + 1) & (s->table_cap - 1);
     }
     if (s->node_count == s->node_cap) {
@@ -360,8 +377,15 @@ static int get_node(Solver *s, uint64_t truths, uint64_t actions) {
     node->floor = smallest_bound(v, useful);
     /* A candidate whose kids are all base cases sums to exactly 0.0, the least possible. */
     node->exact = node->floor == 0.0;
-    s->table[h] = index;
+    s->table[h].index = index;
+    s->table[h].check = check;
     return index;
+}
+
+static int get_node(Solver *s, uint64_t truths, uint64_t actions) {
+    View *v = get_view(s, truths);
+    if (!v) return -1;
+    return get_node_in(s, v, actions);
 }
 
 /* The useful actions of (truths, actions), or 0 with *base set for a base case. */
@@ -405,7 +429,8 @@ static Cand *entries(Solver *s, uint64_t truths, uint64_t useful, int *n_out) {
         c->t = arena_take(s, sizeof(uint64_t) * (size_t)(total ? total : 1));
         c->refine = arena_take(s, sizeof(int) * (size_t)(total ? total : 1));
         c->child = arena_take(s, sizeof(int) * (size_t)(total ? total : 1));
-        if (!c->p || !c->t || !c->refine || !c->child) return NULL;
+        c->src = arena_take(s, sizeof(Kid *) * (size_t)(total ? total : 1));
+        if (!c->p || !c->t || !c->refine || !c->child || !c->src) return NULL;
         int k_out = 0;
         double bound = 0.0;
         for (int k = 0; k < total; k++) {
@@ -414,6 +439,7 @@ static Cand *entries(Solver *s, uint64_t truths, uint64_t useful, int *n_out) {
             bound += kid->p;
             c->p[k_out] = kid->p;
             c->t[k_out] = kid->t;
+            c->src[k_out] = kid;
             c->child[k_out] = -1;
             k_out++;
         }
@@ -449,7 +475,9 @@ static Cand *entries(Solver *s, uint64_t truths, uint64_t useful, int *n_out) {
 static int children(Solver *s, Cand *c) {
     if (c->have_children) return 0;
     for (int k = 0; k < c->n_kids; k++) {
-        int index = get_node(s, c->t[k], c->rest);
+        Kid *kid = c->src[k];
+        if (!kid->view && !(kid->view = get_view(s, kid->t))) return -1;
+        int index = get_node_in(s, kid->view, c->rest);
         if (index < 0) return -1;
         c->child[k] = index;
     }
@@ -769,7 +797,7 @@ static int setup(Solver *s, PyObject *state_masks) {
     }
     /* Scratch: every level of the recursion removes an action, so at most m + 2 frames, each
        with its candidates, their kids and a candidate sum's arrays. */
-    size_t per_kid = 8 + 8 + 4 + 4 + 3 * 16;
+    size_t per_kid = 8 + 8 + 4 + 4 + 8 + 5 * 16;
     size_t frame = (size_t)(m + 1) * (sizeof(Cand) + sizeof(Ranked) + 6 * 16) +
                    (size_t)(s->total_states + 1) * per_kid + (size_t)(s->max_states + 1) * 48;
     s->arena_cap = (size_t)(m + 3) * frame * 2 + 4096;
