@@ -34,9 +34,8 @@ if [ "${1:-}" = "--setup-only" ]; then
 fi
 
 .venv/bin/python manage.py migrate --noinput
-# Three tasks per domain and setting: each Hard task's oracle value takes from a fraction of a
-# second to about a minute on the shipped domains (README, "First start").
-.venv/bin/python manage.py load_demo --admin --count 3
+# Ten tasks per domain and setting, with their optimal-search values (about half a minute).
+.venv/bin/python manage.py load_demo --admin --count 10
 echo
 echo "The site is starting at http://127.0.0.1:${PORT:-8000}/ (admin: /admin/, user admin, password admin)."
 exec .venv/bin/python manage.py runserver "127.0.0.1:${PORT:-8000}"
