@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
+from rest_framework.test import APIClient
 
 # Machines here are small and shared: judge properties, never speed. A deadline would make
 # property tests fail on a busy CI runner for reasons that have nothing to do with the code.
@@ -123,10 +126,6 @@ def small_domain_file(tmp_path: Path, small_domain_data: dict) -> Path:
 @pytest.fixture
 def orchard(db, small_domain_file: Path):
     """The small domain stored with three solved 5-truth / 4-action instances."""
-    from io import StringIO
-
-    from django.core.management import call_command
-
     from engine.models import Domain
 
     call_command("import_domain", str(small_domain_file), stdout=StringIO())
@@ -142,6 +141,17 @@ def orchard(db, small_domain_file: Path):
         stdout=StringIO(),
     )
     return Domain.objects.get(name="orchard")
+
+
+@pytest.fixture
+def researcher(orchard):
+    """An API client holding a researcher's token (made by ``create_api_token``), with the
+    orchard domain loaded."""
+    out = StringIO()
+    call_command("create_api_token", "researcher", stdout=out, stderr=StringIO())
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {out.getvalue().strip()}")
+    return client
 
 
 @pytest.fixture

@@ -15,23 +15,8 @@ from engine.core.domain_io import (
     validate_domain,
 )
 from engine.core.types import Action, Domain, State
+from tests.engine.builders import float_action, str_action
 from tests.engine.strategies import domains
-
-
-def str_action(name: str, *states: tuple[str, set[str]]) -> Action:
-    return Action(
-        name=name,
-        type="str",
-        states=tuple(State(frozenset(rules), label=label) for label, rules in states),
-    )
-
-
-def float_action(name: str, *states: tuple[tuple[float, float], set[str]]) -> Action:
-    return Action(
-        name=name,
-        type="float",
-        states=tuple(State(frozenset(rules), range=bounds) for bounds, rules in states),
-    )
 
 
 def line_of(source: str, text: str) -> int:

@@ -20,27 +20,12 @@ from engine.core.generate import (
     generate_instance,
     generate_instances,
 )
-from engine.core.types import Action, Domain, Instance, State
+from engine.core.types import Domain, Instance
+from tests.engine.builders import float_action, str_action
 from tests.engine.strategies import domains
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HYPOTHESIS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def str_action(name: str, *states: tuple[str, set[str]]) -> Action:
-    return Action(
-        name=name,
-        type="str",
-        states=tuple(State(frozenset(rules), label=label) for label, rules in states),
-    )
-
-
-def float_action(name: str, *states: tuple[tuple[float, float], set[str]]) -> Action:
-    return Action(
-        name=name,
-        type="float",
-        states=tuple(State(frozenset(rules), range=bounds) for bounds, rules in states),
-    )
 
 
 def with_identifying_actions(domain: Domain) -> Domain:

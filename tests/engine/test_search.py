@@ -18,7 +18,8 @@ from engine.core.search import (
     reference_expected_actions,
     solve,
 )
-from engine.core.types import Action, Domain, Instance, State
+from engine.core.types import Action, Domain, Instance
+from tests.engine.builders import float_action, str_action
 from tests.engine.strategies import domains
 
 # The solver fixture below only flips a switch, which every example may share.
@@ -37,22 +38,6 @@ def solver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
         assert search._fastsearch is not None, "engine/core/_fastsearch.c is not built"
     monkeypatch.setattr(search, "USE_NATIVE", request.param == "compiled")
     return request.param
-
-
-def str_action(name: str, *states: tuple[str, set[str]]) -> Action:
-    return Action(
-        name=name,
-        type="str",
-        states=tuple(State(frozenset(rules), label=label) for label, rules in states),
-    )
-
-
-def float_action(name: str, *states: tuple[tuple[float, float], set[str]]) -> Action:
-    return Action(
-        name=name,
-        type="float",
-        states=tuple(State(frozenset(rules), range=bounds) for bounds, rules in states),
-    )
 
 
 def make_domain(*actions: Action) -> Domain:

@@ -15,7 +15,6 @@ import pytest
 from django.apps import apps as django_apps
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
 from django.db import connection
 from django.db.migrations.recorder import MigrationRecorder
 from django.template.defaultfilters import floatformat
@@ -32,15 +31,6 @@ from leaderboard.views import PLOTLY_JS_VERSION
 
 # Real transactions: scoring and recomputing run after commit, as in production.
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def researcher(orchard):
-    out = StringIO()
-    call_command("create_api_token", "researcher", stdout=out, stderr=StringIO())
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {out.getvalue().strip()}")
-    return client
 
 
 def results(wins: list[bool], *, lie: bool = False) -> list[dict]:

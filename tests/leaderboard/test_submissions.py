@@ -19,15 +19,6 @@ from leaderboard.models import BoardRow, Submission, Trajectory
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def researcher(orchard):
-    out = StringIO()
-    call_command("create_api_token", "researcher", stdout=out, stderr=StringIO())
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {out.getvalue().strip()}")
-    return client
-
-
 def native_lines(runs: int = 2, *, lie: bool = False) -> list[dict]:
     lines = []
     for instance in Instance.objects.filter(domain__name="orchard").order_by("seed"):

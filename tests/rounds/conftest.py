@@ -8,13 +8,10 @@ months on" without waiting.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from io import StringIO
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
 from django.test import Client
-from rest_framework.test import APIClient
 
 
 @pytest.fixture
@@ -36,15 +33,6 @@ def clock(time_machine):
         time_machine.move_to(datetime(year, month, day, 9, 0, tzinfo=UTC), tick=False)
 
     return move_to
-
-
-@pytest.fixture
-def researcher(orchard):
-    out = StringIO()
-    call_command("create_api_token", "researcher", stdout=out, stderr=StringIO())
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {out.getvalue().strip()}")
-    return client
 
 
 @pytest.fixture
