@@ -65,6 +65,9 @@ class KnowledgeBookInline(admin.StackedInline):
     can_delete = False
     show_change_link = True
 
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False  # books come from the writers, checked (see KnowledgeBookAdmin)
+
     @admin.display(description="compare")
     def compare_link(self, obj: KnowledgeBook) -> str:
         return _compare_link(obj)
@@ -173,6 +176,15 @@ class KnowledgeBookAdmin(admin.ModelAdmin):
         "created_at",
     )
     actions = ["compare_selected"]
+
+    # A book is what players of its instance read, and a session keeps the book it started
+    # with, so a book is never edited in place: new versions come from the deterministic
+    # writer or the authoring flow, which run the checker (docs/domain-authoring.md).
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
     @admin.display(description="compare")
     def compare(self, obj: KnowledgeBook) -> str:

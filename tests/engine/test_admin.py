@@ -55,6 +55,25 @@ def test_admin_searches_book_text(admin_client, stored):
     assert str(book.instance) in response.content.decode()
 
 
+def test_admin_shows_books_but_never_edits_or_adds_one(admin_client, stored):
+    # Sessions keep the book they started with; an edit in place would change their rules.
+    book = KnowledgeBook.objects.first()
+    text = book.text
+
+    page = admin_client.get(f"/admin/engine/knowledgebook/{book.pk}/change/")
+    edit = admin_client.post(f"/admin/engine/knowledgebook/{book.pk}/change/", {"text": "x"})
+    add = admin_client.get("/admin/engine/knowledgebook/add/")
+    instance_page = admin_client.get(f"/admin/engine/instance/{book.instance_id}/change/")
+
+    assert page.status_code == 200 and "Save" not in page.content.decode()
+    assert edit.status_code == 403
+    assert add.status_code == 403
+    # The instance page lists its books but offers no form for a new one.
+    assert 'name="books-MAX_NUM_FORMS" value="0"' in instance_page.content.decode()
+    book.refresh_from_db()
+    assert book.text == text
+
+
 def test_admin_requires_staff(client, stored):
     response = client.get("/admin/engine/instance/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
