@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+import pytest_asyncio
 from channels.db import database_sync_to_async as sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import connections
 from django.test import Client
 
 from benchmark.asgi import application
@@ -14,6 +16,15 @@ from engine import sessions
 from engine.models import Instance, PlaySession
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def _close_the_sync_threads_connection():
+    yield
+    # The consumer and these tests reach the database from asgiref's sync thread, whose
+    # connection would stay open to the end of the session; PostgreSQL then refuses to drop
+    # the test database ("being accessed by other users").
+    await sync_to_async(connections.close_all)()
 
 
 @sync_to_async
