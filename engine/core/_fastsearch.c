@@ -836,6 +836,10 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
             goto done;
         }
         observed_state = arena_take(s, sizeof(int) * (size_t)(s->n_actions + 1));
+        if (!observed_state) {
+            Py_DECREF(seq);
+            goto done;
+        }
         for (int j = 0; j < s->n_actions; j++) {
             long k = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, j));
             if (k == -1 && PyErr_Occurred()) {
