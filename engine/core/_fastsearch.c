@@ -114,7 +114,7 @@ typedef struct {
 } Slot;
 
 typedef struct {
-    int n_truths, n_actions;
+    int n_actions;
     int *n_states;         /* [m] */
     uint64_t **masks;      /* [m][n_states] */
     uint64_t *cover;       /* [m] */
@@ -753,7 +753,6 @@ static int setup(Solver *s, PyObject *state_masks) {
         return -1;
     }
     s->n_actions = (int)m;
-    s->n_truths = 64;
     s->n_states = calloc((size_t)(m ? m : 1), sizeof(int));
     s->masks = calloc((size_t)(m ? m : 1), sizeof(uint64_t *));
     s->cover = calloc((size_t)(m ? m : 1), sizeof(uint64_t));

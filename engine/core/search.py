@@ -121,20 +121,7 @@ def solve(domain: Domain, instance: Instance) -> OptimalResult:
         action = domain.action(name)
         state = action.state_for(instance.observations[name])
         observed.append(next(i for i, candidate in enumerate(action.states) if candidate is state))
-    if _use_native(encoding):
-        expected, indices = _fastsearch.search(
-            encoding.state_masks, encoding.all_truths, encoding.all_actions, observed
-        )
-        path = [encoding.action_names[index] for index in indices]
-    else:
-        solver = _Solver(encoding)
-        truths, actions = solver.all_truths, solver.all_actions
-        expected = solver.value(truths, actions)
-        path = []
-        while (index := solver.best(truths, actions)) is not None:
-            truths &= ~solver.state_masks[index][observed[index]]
-            actions &= ~(1 << index)
-            path.append(solver.action_names[index])
+    expected, path = _search(encoding, observed)
     return OptimalResult(
         expected_actions=expected, oracle_actions=len(path), oracle_path=tuple(path)
     )
@@ -142,13 +129,7 @@ def solve(domain: Domain, instance: Instance) -> OptimalResult:
 
 def expected_actions(domain: Domain, truths: Iterable[str], actions: Iterable[str]) -> float:
     """``E(T, A)``: the expected number of information actions still needed."""
-    encoding = _Encoding(domain, truths, actions)
-    if _use_native(encoding):
-        return _fastsearch.search(
-            encoding.state_masks, encoding.all_truths, encoding.all_actions, None
-        )[0]
-    solver = _Solver(encoding)
-    return solver.value(solver.all_truths, solver.all_actions)
+    return _search(_Encoding(domain, truths, actions), None)[0]
 
 
 def best_action(domain: Domain, truths: Iterable[str], actions: Iterable[str]) -> str | None:
@@ -156,15 +137,32 @@ def best_action(domain: Domain, truths: Iterable[str], actions: Iterable[str]) -
 
     Among actions whose expected sums are exactly equal, the one listed first wins.
     """
-    encoding = _Encoding(domain, truths, actions)
+    path = _search(_Encoding(domain, truths, actions), None)[1]
+    return path[0] if path else None
+
+
+def _search(encoding: _Encoding, observed: list[int] | None) -> tuple[float, list[str]]:
+    """``E`` at the start and the oracle's actions, with whichever solver runs.
+
+    With ``observed`` (the index of each action's observed state) the path is the oracle's
+    whole play; without, it is the argmin of the start alone (empty at a base case).
+    """
     if _use_native(encoding):
-        path = _fastsearch.search(
-            encoding.state_masks, encoding.all_truths, encoding.all_actions, None
-        )[1]
-        return encoding.action_names[path[0]] if path else None
+        expected, indices = _fastsearch.search(
+            encoding.state_masks, encoding.all_truths, encoding.all_actions, observed
+        )
+        return expected, [encoding.action_names[index] for index in indices]
     solver = _Solver(encoding)
-    index = solver.best(solver.all_truths, solver.all_actions)
-    return None if index is None else solver.action_names[index]
+    truths, actions = solver.all_truths, solver.all_actions
+    expected = solver.value(truths, actions)
+    path: list[str] = []
+    while (index := solver.best(truths, actions)) is not None:
+        path.append(solver.action_names[index])
+        if observed is None:
+            break
+        truths &= ~solver.state_masks[index][observed[index]]
+        actions &= ~(1 << index)
+    return expected, path
 
 
 def reference_expected_actions(
