@@ -33,7 +33,8 @@ from benchmark.players import BUILT_IN_PLAYERS, ChatPlayer, Player, built_in_pla
 from benchmark.runner import Job, Limits, Outcome, iter_games
 from engine.core.book import write_book
 from engine.models import Domain, Instance, KnowledgeBook
-from leaderboard.actions import SubmissionError, submit_results
+from leaderboard.access import playable_instances
+from leaderboard.actions import SubmissionError, check_model_name, submit_results
 from leaderboard.models import ModelEntry
 
 logger = logging.getLogger(__name__)
@@ -87,10 +88,10 @@ def check_run_spec(spec: RunSpec, *, created_by: User | None) -> list[Domain]:
     problems: list[str] = []
     model = spec.model.strip()
     base_url = spec.base_url.strip()
-    if not model:
-        problems.append("a model name is required")
-    elif len(model) > 200:
-        problems.append("the model name is longer than 200 characters")
+    try:
+        check_model_name(model)
+    except SubmissionError as error:
+        problems.append(str(error))
     if base_url:
         if not re.match(r"^https?://[^/\s]+\S*$", base_url):
             problems.append(f"the base URL must be an http:// or https:// URL, got {base_url!r}")
@@ -131,6 +132,7 @@ def check_run_spec(spec: RunSpec, *, created_by: User | None) -> list[Domain]:
             matching=Count(
                 "instances",
                 filter=Q(
+                    instances__in=playable_instances(),
                     instances__n_truths=spec.n_truths,
                     instances__n_actions=spec.n_actions,
                     instances__n_valid=1,
@@ -307,8 +309,10 @@ class _RunSession:
 
     def _instances(self) -> list[Instance]:
         books = KnowledgeBook.objects.filter(passed_check=True).order_by("-created_at", "-id")
+        # Never a ranked game's instance, nor one of a round that is not live yet.
         return list(
-            Instance.objects.filter(
+            playable_instances()
+            .filter(
                 domain__in=self.run.domains.all(),
                 n_truths=self.run.n_truths,
                 n_actions=self.run.n_actions,
@@ -458,6 +462,11 @@ class _RunSession:
                     imported.append(_game_row(run, row, record))
                     stored.add(key)
             EvaluationGame.objects.bulk_create(imported)
+            if imported:
+                # Games read from a file were not played by this server: the run's results
+                # can no longer be submitted as verified.
+                run.games_from_file += len(imported)
+                run.save(update_fields=["games_from_file"])
         missing = (
             run.games.select_related("instance__domain")
             .order_by("instance__domain__name", "instance__seed", "run_index")
@@ -651,6 +660,9 @@ def submit_domain_results(
             "reasoning": True if reasoning else None,
         },
         kind=ModelEntry.Kind.BASELINE if run.built_in else ModelEntry.Kind.MODEL,
+        # The server played these games itself: the runner's results are verified, unless
+        # some were taken in from a results file (``evaluate --resume --out``).
+        verified=run.games_from_file == 0,
     )
     submission = getattr(accepted, "submission", accepted)
     return {

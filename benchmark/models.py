@@ -79,6 +79,9 @@ class EvaluationRun(models.Model):
     games_at_start = models.PositiveIntegerField(default=0)
     prompt_tokens = models.PositiveBigIntegerField(default=0)
     completion_tokens = models.PositiveBigIntegerField(default=0)
+    # Games taken in from a results file (``evaluate --resume --out``) rather than played
+    # here: a run with any is submitted as self-reported, not verified.
+    games_from_file = models.PositiveIntegerField(default=0)
     # One entry per domain: {"domain", "submission", "status", "errors"}.
     submissions = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)

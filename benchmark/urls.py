@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("domains/", include("engine.urls")),
     path("play/<int:session_id>/", engine_views.play, name="play"),
+    path("docs/<slug:page>/", engine_views.docs_page, name="docs"),
     path("study/", include("humanstudy.urls")),
     path("leaderboard/", include("leaderboard.urls")),
     path("runs/", include("benchmark.run_urls")),

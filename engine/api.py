@@ -44,12 +44,17 @@ def int_query_param(request, name: str) -> int | None:
     ]
 )
 class InstanceList(generics.ListAPIView):
-    """Instances you may play. Observations and answers are never listed."""
+    """Instances you may play. Observations and answers are never listed, nor are ranked
+    games' instances or those of a round that is not live yet."""
 
     serializer_class = InstanceSerializer
 
     def get_queryset(self):
-        queryset = Instance.objects.select_related("domain").order_by("domain__name", "id")
+        from leaderboard.access import playable_instances
+
+        queryset = playable_instances(Instance.objects.select_related("domain")).order_by(
+            "domain__name", "id"
+        )
         domain = self.request.query_params.get("domain")
         if domain:
             queryset = queryset.filter(domain__name=domain)

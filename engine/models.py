@@ -69,6 +69,9 @@ class Instance(models.Model):
     class Source(models.TextChoices):
         GENERATED = "generated", "generated here"
         IMPORTED = "imported", "imported"
+        # Generated with a secret seed for one ranked game of a live round
+        # (leaderboard.ranked): never listed, never offered to anyone else.
+        RANKED = "ranked", "generated for one ranked game"
 
     domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="instances")
     n_truths = models.PositiveSmallIntegerField()

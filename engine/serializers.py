@@ -27,8 +27,18 @@ class InstanceSerializer(serializers.ModelSerializer):
         return list(display_order(obj.actions))
 
 
+class PlayableInstanceField(serializers.PrimaryKeyRelatedField):
+    """An instance the caller may play: not a ranked game's, not in a round not live yet.
+    Any other id gets the same answer as one that does not exist."""
+
+    def get_queryset(self):
+        from leaderboard.access import playable_instances
+
+        return playable_instances()
+
+
 class StartSessionSerializer(serializers.Serializer):
-    instance = serializers.PrimaryKeyRelatedField(queryset=Instance.objects.all())
+    instance = PlayableInstanceField()
 
 
 class SessionStartedSerializer(serializers.Serializer):
@@ -56,7 +66,20 @@ class ObservationSerializer(serializers.Serializer):
 class ResultSerializer(serializers.Serializer):
     correct = serializers.BooleanField()
     answer = serializers.CharField()
-    valid_truth = serializers.JSONField()
+    valid_truth = serializers.JSONField(
+        required=False,
+        help_text="the valid truth; absent while the instance's round keeps it secret "
+        "(a ranked game until the round closes, a pinned instance until it is published)",
+    )
+    answer_secret = serializers.BooleanField(
+        help_text="true while the valid truth and the unplayed observations are withheld"
+    )
+    ranked = serializers.BooleanField(help_text="a ranked game of a live round")
+    expected_optimal_actions = serializers.FloatField(
+        allow_null=True,
+        help_text="the optimal policy's expected number of information actions on this "
+        "instance (an expectation over outcomes, not one path)",
+    )
     actions_taken = serializers.IntegerField(help_text="information actions before the answer")
     invalid_moves = serializers.IntegerField()
     action_count = serializers.IntegerField(help_text="canonical count: actions_taken + 1")

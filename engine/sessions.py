@@ -8,7 +8,10 @@ The browser (websocket consumer), the HTTP API, the benchmark runner and tests a
 2. rebuilds the game from the stored steps with the engine's ``Game.replay``;
 3. applies the move, stores the step (invalid moves too, with their reason) and the
    session's counters;
-4. after commit, tells the session's websocket group that its state changed.
+4. when the move ends the game, sends ``session_finished`` inside the same transaction
+   (the leaderboard records a ranked game's trajectory there, so a finished ranked game
+   and its board entry are committed together or not at all);
+5. after commit, tells the session's websocket group that its state changed.
 """
 
 from __future__ import annotations
@@ -19,12 +22,17 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from engine.core.game import Game, GameOver, GameResult, InvalidMove
 from engine.core.metrics import canonical_action_count, relative_action_count
 from engine.core.types import Observation
 from engine.models import Instance, PlaySession, PlayStep
+
+# Sent inside the finishing transaction with ``session`` (a locked, updated PlaySession)
+# and ``actions`` (the names of its accepted information actions, in order).
+session_finished = Signal()
 
 
 class SessionError(Exception):
@@ -136,6 +144,8 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
             session.correct = game.result.correct
             fields += ["finished_at", "answer", "correct"]
         session.save(update_fields=fields)
+        if game.finished:
+            session_finished.send(PlaySession, session=session, actions=_action_names(game))
         transaction.on_commit(lambda: notify(session.pk))
     return MoveOutcome(
         session=session,
@@ -147,6 +157,37 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
     )
 
 
+def _action_names(game: Game) -> list[str]:
+    return [step.name for step in game.history if step.kind == "action"]
+
+
+def abandon(session_id: int) -> PlaySession | None:
+    """End an unfinished session without an answer (it counts as not solved).
+
+    Used when a ranked game's round closes with the game still open. Returns the session,
+    or None if it had already ended.
+    """
+    with transaction.atomic():
+        session = (
+            PlaySession.objects.select_for_update()
+            .select_related("instance__domain")
+            .defer("instance__domain__data")
+            .filter(pk=session_id, finished_at__isnull=True)
+            .first()
+        )
+        if session is None:
+            return None
+        game = replay_game(session)
+        session.finished_at = timezone.now()
+        session.answer = ""
+        session.correct = False
+        session.actions_taken = game.actions_taken
+        session.save(update_fields=["finished_at", "answer", "correct", "actions_taken"])
+        session_finished.send(PlaySession, session=session, actions=_action_names(game))
+        transaction.on_commit(lambda: notify(session.pk))
+    return session
+
+
 def notify(session_id: int) -> None:
     """Tell every websocket watching this session to send its (re-read) state."""
     layer = get_channel_layer()
@@ -156,15 +197,32 @@ def notify(session_id: int) -> None:
         )
 
 
-def result_payload(session: PlaySession) -> dict:
-    """What the player learns when the game ends (answer endpoint and end-of-game event)."""
-    oracle = session.instance.oracle_actions
-    return {
+def answer_is_secret(session: PlaySession) -> bool:
+    """Whether the instance's round still keeps its answer (see ``leaderboard.access``)."""
+    from leaderboard.access import answer_is_secret as secret
+
+    return secret(session.instance_id)
+
+
+def is_ranked(session: PlaySession) -> bool:
+    return session.instance.source == Instance.Source.RANKED
+
+
+def result_payload(session: PlaySession, *, secret: bool | None = None) -> dict:
+    """What the player learns when the game ends (answer endpoint and end-of-game event).
+
+    Right or wrong, the actions and the relative action count, always; the valid truth
+    only once the instance's round no longer keeps it secret.
+    """
+    if secret is None:
+        secret = answer_is_secret(session)
+    instance = session.instance
+    oracle = instance.oracle_actions
+    payload = {
         "correct": bool(session.correct),
         "answer": session.answer,
-        "valid_truth": session.instance.valid_truths[0]
-        if len(session.instance.valid_truths) == 1
-        else session.instance.valid_truths,
+        "answer_secret": secret,
+        "ranked": is_ranked(session),
         "actions_taken": session.actions_taken,
         "invalid_moves": session.invalid_moves,
         "action_count": canonical_action_count(session.actions_taken),
@@ -172,7 +230,12 @@ def result_payload(session: PlaySession) -> dict:
         "relative_action_count": (
             relative_action_count(session.actions_taken, oracle) if oracle is not None else None
         ),
+        "expected_optimal_actions": instance.expected_actions,
     }
+    if not secret:
+        valid = instance.valid_truths
+        payload["valid_truth"] = valid[0] if len(valid) == 1 else valid
+    return payload
 
 
 def session_state(session: PlaySession, *, include_book: bool = False) -> dict:
@@ -208,6 +271,8 @@ def session_state(session: PlaySession, *, include_book: bool = False) -> dict:
     if include_book:
         payload["knowledge_book"] = session.book_text()
     if session.finished:
-        payload["result"] = result_payload(session)
-        payload["observations"] = dict(session.instance.observations)
+        secret = answer_is_secret(session)
+        payload["result"] = result_payload(session, secret=secret)
+        if not secret:
+            payload["observations"] = dict(session.instance.observations)
     return payload

@@ -1,9 +1,12 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import markdown
 import nh3
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
+from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
@@ -18,6 +21,22 @@ def render_book(text: str) -> str:
     """Knowledge-book Markdown as safe HTML (books may come from an LLM: sanitise)."""
     html = markdown.markdown(text, extensions=["tables", "sane_lists"])
     return mark_safe(nh3.clean(html))
+
+
+DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
+
+
+def docs_page(request, page: str):
+    """A page of the project's documentation (``docs/<page>.md``), rendered for readers of
+    the site: the board links here to say what its numbers mean."""
+    source = DOCS_DIR / f"{page}.md"
+    if not page.replace("-", "").isalnum() or not source.is_file():
+        raise Http404(f"no documentation page {page!r}")
+    text = source.read_text(encoding="utf-8")
+    title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), page)
+    return render(
+        request, "docs_page.html", {"title": title, "body": render_book(text), "page": page}
+    )
 
 
 def continue_url_for(user) -> str:

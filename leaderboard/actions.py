@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -17,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine.models import Domain, Instance
+from leaderboard.access import playable_instances
 from leaderboard.models import ModelEntry, StaleGroup, Submission, Trajectory
 from leaderboard.scoring import ResultsError, parse_kumo, parse_native, score
 
@@ -34,17 +36,66 @@ class SubmissionError(Exception):
     """A submission refused before storage; ``str()`` explains why."""
 
 
+class ModelNotYours(SubmissionError):
+    """The model name belongs to another account (the API answers 403)."""
+
+
+# Model names: ASCII letters, digits and a few separators, starting with a letter or digit.
+# ASCII only, so that a look-alike name (a Cyrillic "о", a non-breaking hyphen) cannot pass
+# for someone else's model; no markup or formula characters (< > & " ' = , ;).
+MODEL_NAME_MAX = 100
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._:/+()\[\]@-]*")
+
+
+def check_model_name(name: str) -> str:
+    """The name, stripped, or :class:`SubmissionError` saying what is wrong with it."""
+    name = (name or "").strip()
+    if not name:
+        raise SubmissionError("the model name must not be empty")
+    if len(name) > MODEL_NAME_MAX:
+        raise SubmissionError(f"the model name is longer than {MODEL_NAME_MAX} characters")
+    if not MODEL_NAME.fullmatch(name) or "  " in name:
+        raise SubmissionError(
+            f"the model name {name!r} may hold only ASCII letters, digits, spaces (single) and "
+            ". _ : / + ( ) [ ] @ -, and must start with a letter or digit"
+        )
+    return name
+
+
+def may_use_model(user: User | None, entry: ModelEntry) -> bool:
+    """Whether ``user`` may submit or play under ``entry``: its owner, or staff.
+
+    ``None`` stands for the platform itself (a job or command the operator started).
+    """
+    if user is None or user.is_staff:
+        return True
+    return entry.owner_id is not None and entry.owner_id == user.pk
+
+
 @dataclass(frozen=True)
 class Accepted:
     submission: Submission
     created: bool
 
 
-def get_or_create_model(name: str, *, kind: str = ModelEntry.Kind.MODEL, **metadata) -> ModelEntry:
-    name = name.strip()
-    if not name:
-        raise SubmissionError("the model name must not be empty")
-    entry, created = ModelEntry.objects.get_or_create(name=name, defaults={"kind": kind})
+def get_or_create_model(
+    name: str, *, user: User | None, kind: str = ModelEntry.Kind.MODEL, **metadata
+) -> ModelEntry:
+    """The model entry named ``name`` for ``user``, created (owned by ``user``) if new.
+
+    Raises :class:`ModelNotYours` when the name belongs to another account: nobody can
+    upload or play under a model they do not own (staff can, and can transfer it).
+    """
+    name = check_model_name(name)
+    owner = user if kind == ModelEntry.Kind.MODEL and user is not None else None
+    entry, created = ModelEntry.objects.get_or_create(
+        name=name, defaults={"kind": kind, "owner": owner}
+    )
+    if not created and not may_use_model(user, entry):
+        raise ModelNotYours(
+            f"the model {name!r} belongs to another account; choose another name, or ask "
+            "the site's staff to transfer it"
+        )
     changed = [
         key
         for key, value in metadata.items()
@@ -69,11 +120,14 @@ def submit_results(
     metadata: dict | None = None,
     background: bool | None = None,
     kind: str = ModelEntry.Kind.MODEL,
+    verified: bool = False,
 ) -> Accepted:
     """Store a results file and score it (now, or in a job for large files).
 
-    Resubmitting identical content for the same model, domain and setting returns the
-    existing submission. Returns ``Accepted(submission, created)``.
+    ``verified`` is for the benchmark runner alone, whose games the server played itself;
+    an uploaded file is always self-reported. Resubmitting identical content for the same
+    model, domain and setting returns the existing submission. Returns
+    ``Accepted(submission, created)``.
     """
     metadata = dict(metadata or {})
     if fmt not in Submission.Format.values:
@@ -81,9 +135,11 @@ def submit_results(
     domain_row = Domain.objects.filter(name=domain).first()
     if domain_row is None:
         raise SubmissionError(f"unknown domain {domain!r}")
-    if not Instance.objects.filter(
-        domain=domain_row, n_truths=n_truths, n_actions=n_actions
-    ).exists():
+    if (
+        not Instance.objects.filter(domain=domain_row, n_truths=n_truths, n_actions=n_actions)
+        .exclude(source=Instance.Source.RANKED)
+        .exists()
+    ):
         raise SubmissionError(
             f"domain {domain!r} has no stored instances with {n_truths} truths and "
             f"{n_actions} actions"
@@ -96,16 +152,26 @@ def submit_results(
         raise SubmissionError("the file is not UTF-8 text") from None
     digest = hashlib.sha256(content).hexdigest()
     entry = get_or_create_model(
-        model, kind=kind, **{key: metadata.get(key) for key in METADATA_FIELDS if key in metadata}
+        model,
+        user=user,
+        kind=kind,
+        **{key: metadata.get(key) for key in METADATA_FIELDS if key in metadata},
     )
-    existing = Submission.objects.filter(
-        model=entry,
-        domain=domain_row,
-        n_truths=n_truths,
-        n_actions=n_actions,
-        format=fmt,
-        sha256=digest,
-    ).first()
+    same_content = {
+        "model": entry,
+        "domain": domain_row,
+        "n_truths": n_truths,
+        "n_actions": n_actions,
+        "format": fmt,
+        "sha256": digest,
+        "verified": verified,
+    }
+    existing = Submission.objects.filter(**same_content).first()
+    if existing is not None and existing.status == Submission.Status.WITHDRAWN:
+        raise SubmissionError(
+            f"this file was submitted before (submission {existing.pk}) and withdrawn; a "
+            "withdrawn file stays withdrawn"
+        )
     if existing is not None and existing.status != Submission.Status.FAILED:
         if (
             existing.status == Submission.Status.DONE
@@ -127,30 +193,15 @@ def submit_results(
         with transaction.atomic():
             submission = Submission(
                 submitter=user,
-                model=entry,
-                domain=domain_row,
-                n_truths=n_truths,
-                n_actions=n_actions,
-                format=fmt,
-                sha256=digest,
                 size=len(content),
+                **same_content,
                 metadata={k: str(v) for k, v in metadata.items() if v not in (None, "")},
             )
             submission.file.save(f"{digest[:16]}.jsonl", ContentFile(content), save=False)
             submission.save()
     except IntegrityError:
         # The same file arrived twice at once: the other request stored it.
-        return Accepted(
-            Submission.objects.get(
-                model=entry,
-                domain=domain_row,
-                n_truths=n_truths,
-                n_actions=n_actions,
-                format=fmt,
-                sha256=digest,
-            ),
-            False,
-        )
+        return Accepted(Submission.objects.get(**same_content), False)
     if background:
         from leaderboard.tasks import process_submission_task
 
@@ -184,14 +235,9 @@ def process_submission(submission_id: int) -> Submission | None:
     except (OSError, UnicodeDecodeError) as error:
         return _fail(submission, [f"cannot read the file: {error}"])
     with transaction.atomic():
-        # The newest scored file for a model, domain and setting is the one that counts.
-        Trajectory.objects.filter(
-            model_id=submission.model_id,
-            domain_id=submission.domain_id,
-            n_truths=submission.n_truths,
-            n_actions=submission.n_actions,
-            active=True,
-        ).update(active=False)
+        # The newest scored file for a model, domain and setting is the one that counts
+        # (verified and self-reported files apart; ranked games are never replaced).
+        _group_files(submission).filter(active=True).update(active=False)
         Trajectory.objects.bulk_create(rows, batch_size=5000)
         submission.status = Submission.Status.DONE
         submission.trajectory_count = len(rows)
@@ -228,9 +274,11 @@ def _fail(submission: Submission, problems: list[str]) -> Submission:
 
 
 def _score_all(submission: Submission, parsed) -> list[Trajectory]:
+    # Ranked games' instances are never scored from a file (they are played on the server),
+    # nor are those of a round that is not live yet (they are invisible until then).
     instances = {
         row.seed: row
-        for row in Instance.objects.filter(
+        for row in playable_instances().filter(
             domain=submission.domain,
             n_truths=submission.n_truths,
             n_actions=submission.n_actions,
@@ -279,6 +327,7 @@ def _score_all(submission: Submission, parsed) -> list[Trajectory]:
                 parse_errors=item.parse_errors,
                 prompt_tokens=item.prompt_tokens,
                 completion_tokens=item.completion_tokens,
+                verified=submission.verified,
             )
         )
     if problems:
@@ -290,3 +339,68 @@ def mark_stale(model_id: int, domain_id: int, n_truths: int, n_actions: int) -> 
     StaleGroup.objects.update_or_create(
         model_id=model_id, domain_id=domain_id, n_truths=n_truths, n_actions=n_actions
     )
+
+
+def _group_files(submission: Submission):
+    """The trajectories of every file of ``submission``'s group: same model, domain,
+    setting and kind (verified or self-reported). Ranked games have no file."""
+    return Trajectory.objects.filter(
+        model_id=submission.model_id,
+        domain_id=submission.domain_id,
+        n_truths=submission.n_truths,
+        n_actions=submission.n_actions,
+        verified=submission.verified,
+        submission__isnull=False,
+    )
+
+
+def do_withdraw(submission_id: int, user: User) -> Submission:
+    """Withdraw a submission: its rows leave the board, the file stays for audit.
+
+    1. Only the submitter (or staff) may withdraw; a submission still being scored cannot
+       be (try again when it is done), and withdrawing twice changes nothing.
+    2. Its trajectories are deactivated; the group's newest other scored file, if any,
+       counts again (as if the withdrawn file had never been sent).
+    3. The group is marked stale and a recompute queued.
+    """
+    with transaction.atomic():
+        submission = (
+            Submission.objects.select_for_update().filter(pk=submission_id).first()
+            if user.is_staff
+            else Submission.objects.select_for_update()
+            .filter(pk=submission_id, submitter=user)
+            .first()
+        )
+        if submission is None:
+            raise Submission.DoesNotExist(f"no submission {submission_id} of yours")
+        if submission.status == Submission.Status.WITHDRAWN:
+            return submission
+        if submission.status in (Submission.Status.PENDING, Submission.Status.PROCESSING):
+            raise SubmissionError(
+                "this submission is still being scored; withdraw it once it is done"
+            )
+        was_active = submission.trajectories.filter(active=True).exists()
+        submission.trajectories.update(active=False)
+        submission.status = Submission.Status.WITHDRAWN
+        submission.withdrawn_at = timezone.now()
+        submission.save(update_fields=["status", "withdrawn_at"])
+        if was_active:
+            previous = (
+                Submission.objects.filter(
+                    model_id=submission.model_id,
+                    domain_id=submission.domain_id,
+                    n_truths=submission.n_truths,
+                    n_actions=submission.n_actions,
+                    verified=submission.verified,
+                    status=Submission.Status.DONE,
+                )
+                .order_by("-finished_at", "-pk")
+                .first()
+            )
+            if previous is not None:
+                previous.trajectories.update(active=True)
+        mark_stale(
+            submission.model_id, submission.domain_id, submission.n_truths, submission.n_actions
+        )
+    queue_recompute()
+    return submission

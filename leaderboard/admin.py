@@ -341,6 +341,15 @@ class PrepareRoundForm(forms.Form):
         max_value=rounds.MAX_INSTANCES_PER_SETTING,
         initial=50,
     )
+    ranked_games = forms.IntegerField(
+        label="ranked games per model, domain and setting",
+        min_value=1,
+        max_value=rounds.MAX_RANKED_GAMES,
+        initial=20,
+        required=False,
+        help_text="While the round is live each model plays this many ranked games per "
+        "domain and setting, each on an instance generated for that game alone.",
+    )
     seed = forms.IntegerField(
         min_value=0,
         max_value=rounds.MAX_SEED,
@@ -374,6 +383,7 @@ class PrepareRoundForm(forms.Form):
             settings=pairs,
             instances=cleaned["instances"],
             seed=cleaned["seed"],
+            ranked_games=cleaned.get("ranked_games") or 20,
             starts_on=cleaned.get("starts_on"),
             ends_on=cleaned.get("ends_on"),
             name=cleaned.get("name") or "",
@@ -411,6 +421,7 @@ class RoundAdmin(admin.ModelAdmin):
         "domain_names",
         "settings_label",
         "instances_per_setting",
+        "ranked_games",
         "seed",
         "progress_cell",
         "error",

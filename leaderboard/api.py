@@ -11,11 +11,17 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard import actions
-from leaderboard.models import BoardRow, Submission
+from engine.core.game import display_order
+from engine.serializers import ErrorSerializer
+from leaderboard import actions, ranked
+from leaderboard.models import BoardRow, RankedGame, Submission
 from leaderboard.serializers import (
     BoardRowSerializer,
+    RankedGameRequestSerializer,
+    RankedGameSerializer,
+    RankedGameStartedSerializer,
     SubmissionCreateSerializer,
+    SubmissionRefusedSerializer,
     SubmissionSerializer,
 )
 
@@ -24,9 +30,30 @@ class SubmissionList(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(
+        responses={200: SubmissionSerializer(many=True)},
+        description="Your own submissions, newest first.",
+    )
+    def get(self, request):
+        submissions = (
+            Submission.objects.filter(submitter=request.user)
+            .select_related("model", "domain")
+            .order_by("-created_at", "-pk")
+        )
+        return Response(SubmissionSerializer(submissions, many=True).data)
+
+    @extend_schema(
         request={"multipart/form-data": SubmissionCreateSerializer},
-        responses={201: SubmissionSerializer, 200: SubmissionSerializer},
-        description="Upload one results file (one domain, one setting). Files of 25,000 "
+        responses={
+            201: SubmissionSerializer,
+            200: SubmissionSerializer,
+            400: ErrorSerializer,
+            403: ErrorSerializer,
+            422: SubmissionRefusedSerializer,
+        },
+        description="Upload one results file (one domain, one setting). It is re-scored "
+        "against the stored instances and shown as self-reported, never ranked among "
+        "verified rows. A file refused on validation answers 422 with every problem, by "
+        "line (the refused file is kept for audit; send a corrected one). Files of 25,000 "
         "trajectories or more are scored in the background: poll the submission.",
     )
     def post(self, request):
@@ -47,16 +74,29 @@ class SubmissionList(APIView):
                 content=data["file"].read(),
                 metadata=metadata,
             )
+        except actions.ModelNotYours as error:
+            return Response({"error": str(error)}, status=status.HTTP_403_FORBIDDEN)
         except actions.SubmissionError as error:
             return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        body = SubmissionSerializer(accepted.submission).data
+        submission = accepted.submission
+        body = SubmissionSerializer(submission).data
+        if submission.status == Submission.Status.FAILED:
+            return Response(
+                {
+                    "error": "the file was refused: "
+                    + (submission.errors[0] if submission.errors else "see errors"),
+                    "errors": submission.errors,
+                    "submission": body,
+                },
+                status=status.HTTP_422_UNPROCESSABLE_ENTITY,
+            )
         return Response(
             body, status=status.HTTP_201_CREATED if accepted.created else status.HTTP_200_OK
         )
 
 
 class SubmissionDetail(APIView):
-    @extend_schema(responses={200: SubmissionSerializer})
+    @extend_schema(responses={200: SubmissionSerializer, 404: ErrorSerializer})
     def get(self, request, submission_id: int):
         submission = get_object_or_404(
             Submission.objects.select_related("model", "domain"),
@@ -64,6 +104,88 @@ class SubmissionDetail(APIView):
             submitter=request.user,
         )
         return Response(SubmissionSerializer(submission).data)
+
+
+class SubmissionWithdraw(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: SubmissionSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+        description="Withdraw your submission: its rows leave the board (the group's newest "
+        "other scored file counts again) and the file is kept for audit. Withdrawing twice "
+        "changes nothing.",
+    )
+    def post(self, request, submission_id: int):
+        try:
+            submission = actions.do_withdraw(submission_id, request.user)
+        except Submission.DoesNotExist:
+            return Response({"error": "no such submission of yours"}, status=404)
+        except actions.SubmissionError as error:
+            return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
+        submission = Submission.objects.select_related("model", "domain").get(pk=submission.pk)
+        return Response(SubmissionSerializer(submission).data)
+
+
+class RankedGameList(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("model", str, description="only this model's games")],
+        responses={200: RankedGameSerializer(many=True)},
+        description="Your ranked games (every round), newest first.",
+    )
+    def get(self, request):
+        games = (
+            RankedGame.objects.filter(session__player=request.user)
+            .select_related("round", "model", "domain", "session")
+            .order_by("-created_at", "-pk")
+        )
+        model = request.query_params.get("model", "").strip()
+        if model:
+            games = games.filter(model__name=model)
+        return Response(RankedGameSerializer(games, many=True).data)
+
+    @extend_schema(
+        request=RankedGameRequestSerializer,
+        responses={
+            201: RankedGameStartedSerializer,
+            400: ErrorSerializer,
+            403: ErrorSerializer,
+            409: ErrorSerializer,
+            503: ErrorSerializer,
+        },
+        description="Start your model's next ranked game of the live round, on an instance "
+        "generated for this game alone. Play it with the session endpoints; its result "
+        "enters the board as verified. Until the round closes the end of the game tells "
+        "whether the answer was right, never the valid truth.",
+    )
+    def post(self, request):
+        form = RankedGameRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            game = ranked.do_start_ranked_game(
+                request.user,
+                model=data["model"],
+                domain=data["domain"],
+                n_truths=data["truths"],
+                n_actions=data["actions"],
+            )
+        except ranked.RankedError as error:
+            return Response({"error": str(error)}, status=error.status)
+        session = game.session
+        instance = game.instance
+        body = {
+            "session": session.pk,
+            "number": game.number,
+            "of": game.round.ranked_games,
+            "round": game.round.name,
+            "model": game.model.name,
+            "domain": game.domain.name,
+            "n_truths": game.n_truths,
+            "n_actions": game.n_actions,
+            "truths": list(display_order(instance.truths)),
+            "actions": list(display_order(instance.actions)),
+            "knowledge_book": session.book_text(),
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(
@@ -76,6 +198,12 @@ class SubmissionDetail(APIView):
             str,
             description="a public round's name, or all for every result across rounds; "
             "omit for the current round (every result if no round is active)",
+        ),
+        OpenApiParameter(
+            "verified",
+            bool,
+            description="1: only verified rows (play the server recorded itself); 0: only "
+            "self-reported rows (re-scored uploads); omit for both",
         ),
     ]
 )
@@ -105,4 +233,11 @@ class LeaderboardList(generics.ListAPIView):
             rows = rows.filter(n_actions=actions_)
         domain = self.request.query_params.get("domain")
         rows = rows.filter(domain__name=domain) if domain else rows.filter(domain__isnull=True)
-        return rows.order_by("n_truths", "n_actions", "-success_rate", "model__name")
+        verified = self.request.query_params.get("verified", "").strip().lower()
+        if verified in ("1", "true", "yes"):
+            rows = rows.filter(verified=True)
+        elif verified in ("0", "false", "no"):
+            rows = rows.filter(verified=False)
+        elif verified:
+            raise ValidationError({"verified": "must be 1 or 0"})
+        return rows.order_by("n_truths", "n_actions", "-verified", "-success_rate", "model__name")

@@ -5,5 +5,11 @@ from leaderboard import api
 urlpatterns = [
     path("submissions/", api.SubmissionList.as_view(), name="api-submissions"),
     path("submissions/<int:submission_id>/", api.SubmissionDetail.as_view(), name="api-submission"),
+    path(
+        "submissions/<int:submission_id>/withdraw/",
+        api.SubmissionWithdraw.as_view(),
+        name="api-submission-withdraw",
+    ),
+    path("ranked-games/", api.RankedGameList.as_view(), name="api-ranked-games"),
     path("leaderboard/", api.LeaderboardList.as_view(), name="api-leaderboard"),
 ]

@@ -16,7 +16,12 @@ from engine.models import Domain, Instance
 
 
 class ModelEntry(models.Model):
-    """A player on the board: a language model, a built-in baseline or the human study."""
+    """A player on the board: a language model, a built-in baseline or the human study.
+
+    A language model belongs to the account that created it (``owner``): only that account
+    (or staff) may upload results or play ranked games under its name. Baselines and the
+    human study have no owner and are written by the platform only.
+    """
 
     class Kind(models.TextChoices):
         MODEL = "model", "language model"
@@ -29,6 +34,15 @@ class ModelEntry(models.Model):
     parameter_count = models.BigIntegerField(null=True, blank=True)
     reasoning = models.BooleanField(null=True, blank=True)
     release_date = models.DateField(null=True, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="model_entries",
+        help_text="The account that may submit and play under this name (staff may too). "
+        "Change it to transfer the model.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -49,6 +63,7 @@ class Submission(models.Model):
         PROCESSING = "processing", "processing"
         DONE = "done", "scored"
         FAILED = "failed", "rejected"
+        WITHDRAWN = "withdrawn", "withdrawn by its owner"
 
     submitter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="submissions"
@@ -62,19 +77,23 @@ class Submission(models.Model):
     sha256 = models.CharField(max_length=64)
     size = models.PositiveBigIntegerField(default=0)
     metadata = models.JSONField(default=dict, blank=True)
+    # True only for results the server played itself (the benchmark runner); an uploaded
+    # file is re-scored but stays self-reported.
+    verified = models.BooleanField(default=False)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
     errors = models.JSONField(default=list, blank=True)
     trajectory_count = models.PositiveIntegerField(default=0)
     disagreements = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
         constraints = [
             # Resubmitting the same file for the same model and setting is idempotent.
             models.UniqueConstraint(
-                fields=["model", "domain", "n_truths", "n_actions", "format", "sha256"],
+                fields=["model", "domain", "n_truths", "n_actions", "format", "sha256", "verified"],
                 name="unique_submission_content",
             )
         ]
@@ -88,6 +107,7 @@ class Submission(models.Model):
 class Trajectory(models.Model):
     """One played game, re-scored by the server against the stored instance."""
 
+    # Null for play the server recorded outside any file: ranked games, the human study.
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="trajectories", null=True
     )
@@ -117,6 +137,9 @@ class Trajectory(models.Model):
     completion_tokens = models.PositiveIntegerField(default=0)
     # False once a newer submission for the same model, domain and setting replaced it.
     active = models.BooleanField(default=True)
+    # Recorded by the server itself (ranked games, the runner, the human study) or re-scored
+    # from an uploaded file (self-reported); the board never ranks the two together.
+    verified = models.BooleanField(default=False)
 
     class Meta:
         indexes = [
@@ -193,6 +216,8 @@ class BoardRow(models.Model):
     round = models.ForeignKey(
         "Round", on_delete=models.CASCADE, null=True, blank=True, related_name="board_rows"
     )
+    # Built from verified trajectories only, or from self-reported ones only.
+    verified = models.BooleanField(default=False)
     n_truths = models.PositiveSmallIntegerField()
     n_actions = models.PositiveSmallIntegerField()
     trajectories = models.PositiveIntegerField()
@@ -204,6 +229,9 @@ class BoardRow(models.Model):
     relative_ci_low = models.FloatField()
     relative_ci_high = models.FloatField()
     relative_action_count_successful = models.FloatField(null=True)
+    # Mean over the row's instances of the optimal expected number of information actions:
+    # how hard the instances were, so rows that played different instances compare fairly.
+    mean_optimal_actions = models.FloatField(null=True)
     parse_error_rate = models.FloatField()
     mean_tokens = models.FloatField()
     disagreements = models.PositiveIntegerField(default=0)
@@ -213,22 +241,22 @@ class BoardRow(models.Model):
         ordering = ["n_truths", "n_actions", "-success_rate"]
         constraints = [
             models.UniqueConstraint(
-                fields=["model", "domain", "n_truths", "n_actions"],
+                fields=["model", "verified", "domain", "n_truths", "n_actions"],
                 condition=models.Q(domain__isnull=False, round__isnull=True),
                 name="unique_board_row_per_domain",
             ),
             models.UniqueConstraint(
-                fields=["model", "n_truths", "n_actions"],
+                fields=["model", "verified", "n_truths", "n_actions"],
                 condition=models.Q(domain__isnull=True, round__isnull=True),
                 name="unique_board_row_all_domains",
             ),
             models.UniqueConstraint(
-                fields=["round", "model", "domain", "n_truths", "n_actions"],
+                fields=["round", "model", "verified", "domain", "n_truths", "n_actions"],
                 condition=models.Q(domain__isnull=False, round__isnull=False),
                 name="unique_round_board_row_per_domain",
             ),
             models.UniqueConstraint(
-                fields=["round", "model", "n_truths", "n_actions"],
+                fields=["round", "model", "verified", "n_truths", "n_actions"],
                 condition=models.Q(domain__isnull=True, round__isnull=False),
                 name="unique_round_board_row_all_domains",
             ),
@@ -299,6 +327,11 @@ class Round(models.Model):
     seed = models.BigIntegerField()
     instances = models.ManyToManyField(
         Instance, through="RoundInstance", related_name="rounds", blank=True
+    )
+    ranked_games = models.PositiveIntegerField(
+        default=20,
+        help_text="Ranked games each model plays per domain and setting while the round is "
+        "live, each on an instance generated for that game alone.",
     )
     starts_on = models.DateField()
     ends_on = models.DateField(
@@ -405,3 +438,40 @@ class RotationNotice(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day}: {self.get_kind_display()} ({self.round.name})"
+
+
+class RankedGame(models.Model):
+    """One ranked game of a live round: a fresh instance, generated with a secret seed for
+    this game alone, played by one model through the session service (leaderboard.ranked).
+
+    Each model has ``round.ranked_games`` of them per domain and setting, numbered from 1;
+    a game is never replayed. Its answer and unplayed observations stay secret until the
+    round closes.
+    """
+
+    round = models.ForeignKey(Round, on_delete=models.PROTECT, related_name="ranked_games_played")
+    model = models.ForeignKey(ModelEntry, on_delete=models.PROTECT, related_name="ranked_games")
+    domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="+")
+    n_truths = models.PositiveSmallIntegerField()
+    n_actions = models.PositiveSmallIntegerField()
+    number = models.PositiveIntegerField(help_text="1 … the round's ranked games")
+    instance = models.OneToOneField(Instance, on_delete=models.PROTECT, related_name="ranked_game")
+    session = models.OneToOneField(
+        "engine.PlaySession", on_delete=models.PROTECT, related_name="ranked_game"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round", "model", "domain", "n_truths", "n_actions", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "model", "domain", "n_truths", "n_actions", "number"],
+                name="one_ranked_game_per_number",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"ranked game {self.number} of {self.model} on {self.domain.name} "
+            f"{self.n_truths}/{self.n_actions} ({self.round.name})"
+        )

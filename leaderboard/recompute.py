@@ -29,6 +29,7 @@ from leaderboard.models import (
     CorrelationRow,
     ExternalScore,
     ModelEntry,
+    RankedGame,
     Round,
     RoundInstance,
     StaleGroup,
@@ -37,8 +38,9 @@ from leaderboard.models import (
 
 BOOTSTRAP_SAMPLES = 1000
 HUMANS = "Humans (study)"
-# A board group is one model on one domain in one setting.
-GROUP_KEYS = ["model_id", "domain_id", "n_truths", "n_actions"]
+# A board group is one model on one domain in one setting, verified or self-reported:
+# the two kinds of trajectory never share a row.
+GROUP_KEYS = ["model_id", "verified", "domain_id", "n_truths", "n_actions"]
 # The trajectory values a recompute reads (two of them summed or compared in SQL).
 LOADED = [
     *GROUP_KEYS,
@@ -48,6 +50,7 @@ LOADED = [
     "disagrees",
     "parse_failed",
     "tokens",
+    "optimal",
 ]
 # Bootstrap work is batched by total resampled instances and shared among a few threads.
 BOOTSTRAP_BATCH_WEIGHT = 20_000
@@ -118,6 +121,7 @@ def _load(pairs: list[tuple[int, int, int]], *, everything: bool) -> dict[str, n
             .annotate(
                 parse_failed=ExpressionWrapper(Q(parse_errors__gt=0), BooleanField()),
                 tokens=F("prompt_tokens") + F("completion_tokens"),
+                optimal=F("instance__expected_actions"),
             )
             .order_by("pk")
             .values_list(*LOADED)
@@ -128,6 +132,7 @@ def _load(pairs: list[tuple[int, int, int]], *, everything: bool) -> dict[str, n
             # Map by name: the SQL lists plain columns before annotations.
             names = [column[0] for column in cursor.description]
             while rows := cursor.fetchmany(50_000):
+                # None (an instance without an optimal value) becomes NaN.
                 chunks.append(np.array(rows, dtype=np.float64))
     if not chunks:
         return {name: np.empty(0) for name in LOADED}
@@ -154,10 +159,12 @@ def _per_instance_means(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     frame = frame.astype(np.int64)
     frame["correct"] = data["correct"]
     frame["relative"] = data["relative_action_count"]
+    frame["optimal"] = data["optimal"]
     means = frame.groupby([*GROUP_KEYS, "instance_id"], sort=True).mean()
     result = {name: means.index.get_level_values(name).to_numpy() for name in means.index.names}
     result["correct"] = means["correct"].to_numpy(np.float64)
     result["relative"] = means["relative"].to_numpy(np.float64)
+    result["optimal"] = means["optimal"].to_numpy(np.float64)
     return result
 
 
@@ -210,13 +217,16 @@ def _bootstrap_cis(samples: list[tuple[np.ndarray, int]]) -> np.ndarray:
     return intervals
 
 
-def _summary(rows: dict[str, np.ndarray], instances: int) -> dict:
-    """Every board metric of one group except the intervals (``rows``: its trajectories)."""
+def _summary(rows: dict[str, np.ndarray], optimal: np.ndarray) -> dict:
+    """Every board metric of one group except the intervals (``rows``: its trajectories;
+    ``optimal``: the optimal expected actions of its instances, one value each)."""
     correct = rows["correct"]
     successful = rows["relative_action_count"][correct > 0]
+    known = optimal[~np.isnan(optimal)]
     return {
         "trajectories": len(correct),
-        "instances": instances,
+        "instances": len(optimal),
+        "mean_optimal_actions": float(known.mean()) if len(known) else None,
         "success_rate": float(correct.mean()),
         "relative_action_count": float(rows["relative_action_count"].mean()),
         "relative_action_count_successful": float(successful.mean()) if len(successful) else None,
@@ -227,15 +237,15 @@ def _summary(rows: dict[str, np.ndarray], instances: int) -> dict:
 
 
 def _round_instances() -> dict[int, np.ndarray]:
-    """The pinned instance ids of every public round, sorted (one query)."""
-    pins = np.array(
-        list(
-            RoundInstance.objects.filter(round__status__in=PUBLIC_ROUNDS)
-            .order_by("round_id", "instance_id")
-            .values_list("round_id", "instance_id")
-        ),
-        dtype=np.int64,
-    ).reshape(-1, 2)
+    """The instance ids of every public round, sorted (two queries): its pinned instances
+    and the fresh instances of its ranked games."""
+    pinned = RoundInstance.objects.filter(round__status__in=PUBLIC_ROUNDS).values_list(
+        "round_id", "instance_id"
+    )
+    ranked = RankedGame.objects.filter(round__status__in=PUBLIC_ROUNDS).values_list(
+        "round_id", "instance_id"
+    )
+    pins = np.array(sorted([*pinned, *ranked]), dtype=np.int64).reshape(-1, 2)
     groups, starts, ends = _bounds([pins[:, 0]]) if len(pins) else ([], [], [])
     return {
         int(key[0]): pins[start:end, 1]
@@ -277,6 +287,7 @@ def _board_rows(pairs: set[tuple[int, int, int]], *, everything: bool = False) -
             model_id=model_id,
             domain_id=domain_id,
             round_id=round_id,
+            verified=verified,
             n_truths=n_truths,
             n_actions=n_actions,
             computed_at=now,
@@ -286,7 +297,9 @@ def _board_rows(pairs: set[tuple[int, int, int]], *, everything: bool = False) -
             relative_ci_high=float(intervals[2 * i + 1, 1]),
             **summary,
         )
-        for i, (round_id, model_id, domain_id, n_truths, n_actions, summary) in enumerate(specs)
+        for i, (round_id, model_id, verified, domain_id, n_truths, n_actions, summary) in (
+            enumerate(specs)
+        )
     ]
 
 
@@ -319,20 +332,24 @@ def _collect_groups(
         )
         success = per_instance["correct"][instance_order]
         relative = per_instance["relative"][instance_order]
+        optimal = per_instance["optimal"][instance_order]
         for key, start, end, i_start, i_end in zip(
             groups, starts, ends, instance_starts, instance_ends, strict=True
         ):
             if by_domain:
-                model_id, domain_id, n_truths, n_actions = (int(k) for k in key)
+                model_id, verified, domain_id, n_truths, n_actions = (int(k) for k in key)
                 seed = model_id * 1_000_003 + domain_id * 101 + n_truths * 17 + n_actions
             else:
-                model_id, n_truths, n_actions = (int(k) for k in key)
+                model_id, verified, n_truths, n_actions = (int(k) for k in key)
                 domain_id = None
                 seed = model_id * 1_000_003 + n_truths * 17 + n_actions
-            seed += round_salt
+            # Self-reported groups keep the seeds they always had.
+            seed += round_salt + verified * 500_009
             rows = {name: column[start:end] for name, column in ordered.items()}
-            summary = _summary(rows, int(i_end - i_start))
-            specs.append((round_id, model_id, domain_id, n_truths, n_actions, summary))
+            summary = _summary(rows, optimal[i_start:i_end])
+            specs.append(
+                (round_id, model_id, bool(verified), domain_id, n_truths, n_actions, summary)
+            )
             samples.append((success[i_start:i_end], seed))
             samples.append((relative[i_start:i_end], seed + 1))
 
@@ -343,13 +360,16 @@ def recompute_correlations() -> int:
         list(ExternalScore.objects.values_list("benchmark_id", "model_id", "score")),
         columns=["benchmark_id", "model_id", "score"],
     )
-    board = pd.DataFrame.from_records(
-        list(
-            BoardRow.objects.filter(domain__isnull=True, round__isnull=True).values_list(
-                "model_id", "n_truths", "n_actions", *CORRELATED_METRICS
-            )
+    board = one_row_per_model(
+        pd.DataFrame.from_records(
+            list(
+                BoardRow.objects.filter(domain__isnull=True, round__isnull=True).values_list(
+                    "model_id", "verified", "n_truths", "n_actions", *CORRELATED_METRICS
+                )
+            ),
+            columns=["model_id", "verified", "n_truths", "n_actions", *CORRELATED_METRICS],
         ),
-        columns=["model_id", "n_truths", "n_actions", *CORRELATED_METRICS],
+        ["model_id", "n_truths", "n_actions"],
     )
     now = timezone.now()
     rows = []
@@ -378,6 +398,18 @@ def recompute_correlations() -> int:
     CorrelationRow.objects.all().delete()
     CorrelationRow.objects.bulk_create(rows)
     return len(rows)
+
+
+def one_row_per_model(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """One row per ``keys`` where a model has both kinds: the verified one.
+
+    Views across models (correlations, the heat map) show each model once; a verified row,
+    when there is one, is the better evidence of the two.
+    """
+    if frame.empty:
+        return frame
+    ordered = frame.sort_values("verified", ascending=False, kind="stable")
+    return ordered.drop_duplicates(keys, keep="first").sort_index()
 
 
 def sync_human_trajectories() -> int:
@@ -415,6 +447,7 @@ def sync_human_trajectories() -> int:
             information_actions=s.actions_taken,
             invalid_moves=s.invalid_moves,
             relative_action_count=relative_action_count(s.actions_taken, s.instance.oracle_actions),
+            verified=True,
         )
         for s in sessions
     ]

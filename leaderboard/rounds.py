@@ -35,6 +35,7 @@ from leaderboard.models import (
     Trajectory,
     two_months_after,
 )
+from leaderboard.ranked import do_close_open_games
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +43,7 @@ logger = logging.getLogger(__name__)
 UPCOMING = (Round.Status.DRAFT, Round.Status.PREPARING, Round.Status.PREPARED)
 MAX_INSTANCES_PER_SETTING = 10_000
 MAX_SEED = 2**62
+MAX_RANKED_GAMES = 1_000
 
 
 class RoundError(Exception):
@@ -59,6 +61,7 @@ class RoundSpec:
     starts_on: date | None = None
     ends_on: date | None = None
     name: str = ""
+    ranked_games: int = 20
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class CheckedSpec:
     seed: int
     starts_on: date
     ends_on: date
+    ranked_games: int
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,11 @@ def check_round_spec(spec: RoundSpec, *, today: date | None = None) -> CheckedSp
             f"instances per setting must be between 1 and {MAX_INSTANCES_PER_SETTING}, "
             f"got {spec.instances}"
         )
+    if not 1 <= spec.ranked_games <= MAX_RANKED_GAMES:
+        problems.append(
+            f"ranked games per domain and setting must be between 1 and {MAX_RANKED_GAMES}, "
+            f"got {spec.ranked_games}"
+        )
     if not 0 <= spec.seed <= MAX_SEED:
         problems.append(f"the seed must be between 0 and {MAX_SEED}, got {spec.seed}")
     current = Round.objects.filter(status=Round.Status.ACTIVE).first()
@@ -218,6 +227,7 @@ def check_round_spec(spec: RoundSpec, *, today: date | None = None) -> CheckedSp
         seed=spec.seed,
         starts_on=starts_on,
         ends_on=ends_on,
+        ranked_games=spec.ranked_games,
     )
     _check_seeds_unused(checked)
     return checked
@@ -258,6 +268,7 @@ def _same_spec(existing: Round, checked: CheckedSpec) -> bool:
         and existing.seed == checked.seed
         and existing.starts_on == checked.starts_on
         and existing.ends_on == checked.ends_on
+        and existing.ranked_games == checked.ranked_games
     )
 
 
@@ -293,6 +304,7 @@ def do_create_round(spec: RoundSpec, *, created_by: User | None = None) -> tuple
                     name=checked.name,
                     task_settings=[list(pair) for pair in checked.settings],
                     instances_per_setting=checked.instances,
+                    ranked_games=checked.ranked_games,
                     seed=checked.seed,
                     starts_on=checked.starts_on,
                     ends_on=checked.ends_on,
@@ -473,6 +485,8 @@ def do_rotate(
             Round.objects.filter(pk=current.pk, status=Round.Status.ACTIVE).update(
                 status=Round.Status.CLOSED, closed_at=now, published_at=now if publish else None
             )
+            # Ranked games left open count as unsolved: dropping a hard game cannot help.
+            do_close_open_games(current)
         activated = Round.objects.filter(pk=upcoming.pk, status=Round.Status.PREPARED).update(
             status=Round.Status.ACTIVE, activated_at=now
         )

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from leaderboard.models import BoardRow, Submission
+from leaderboard.models import BoardRow, RankedGame, Submission
 
 
 class SubmissionCreateSerializer(serializers.Serializer):
@@ -33,6 +33,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "truths",
             "actions",
             "format",
+            "verified",
             "status",
             "errors",
             "trajectory_count",
@@ -41,12 +42,74 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "size",
             "created_at",
             "finished_at",
+            "withdrawn_at",
         ]
+
+
+class SubmissionRefusedSerializer(serializers.Serializer):
+    error = serializers.CharField()
+    errors = serializers.ListField(child=serializers.CharField(), help_text="every problem")
+    submission = SubmissionSerializer()
+
+
+class RankedGameRequestSerializer(serializers.Serializer):
+    model = serializers.CharField(max_length=200, help_text="your model's name")
+    domain = serializers.CharField(max_length=100)
+    truths = serializers.IntegerField(min_value=1, max_value=1000)
+    actions = serializers.IntegerField(min_value=1, max_value=1000)
+
+
+class RankedGameStartedSerializer(serializers.Serializer):
+    session = serializers.IntegerField(help_text="play it at /api/v1/sessions/{session}/")
+    number = serializers.IntegerField(help_text="this game's number, 1 … of")
+    of = serializers.IntegerField(help_text="ranked games per model, domain and setting")
+    round = serializers.CharField()
+    model = serializers.CharField()
+    domain = serializers.CharField()
+    n_truths = serializers.IntegerField()
+    n_actions = serializers.IntegerField()
+    truths = serializers.ListField(child=serializers.CharField())
+    actions = serializers.ListField(child=serializers.CharField())
+    knowledge_book = serializers.CharField()
+
+
+class RankedGameSerializer(serializers.ModelSerializer):
+    round = serializers.CharField(source="round.name")
+    model = serializers.CharField(source="model.name")
+    domain = serializers.CharField(source="domain.name")
+    session = serializers.IntegerField(source="session_id")
+    finished = serializers.SerializerMethodField()
+    correct = serializers.SerializerMethodField()
+
+    class Meta:
+        model = RankedGame
+        fields = [
+            "session",
+            "number",
+            "round",
+            "model",
+            "domain",
+            "n_truths",
+            "n_actions",
+            "finished",
+            "correct",
+            "created_at",
+        ]
+
+    def get_finished(self, obj: RankedGame) -> bool:
+        return obj.session.finished
+
+    def get_correct(self, obj: RankedGame) -> bool | None:
+        return obj.session.correct if obj.session.finished else None
 
 
 class BoardRowSerializer(serializers.ModelSerializer):
     model = serializers.CharField(source="model.name")
     kind = serializers.CharField(source="model.kind")
+    verified = serializers.BooleanField(
+        help_text="true: built from play the server recorded itself (ranked games, the "
+        "runner, the human study); false: re-scored from uploaded files (self-reported)"
+    )
     domain = serializers.SerializerMethodField()
     round = serializers.SerializerMethodField()
     truths = serializers.IntegerField(source="n_truths")
@@ -59,6 +122,7 @@ class BoardRowSerializer(serializers.ModelSerializer):
         fields = [
             "model",
             "kind",
+            "verified",
             "domain",
             "round",
             "truths",
@@ -68,6 +132,7 @@ class BoardRowSerializer(serializers.ModelSerializer):
             "relative_action_count",
             "relative_action_count_ci",
             "relative_action_count_successful",
+            "mean_optimal_actions",
             "parse_error_rate",
             "mean_tokens",
             "trajectories",

@@ -36,7 +36,7 @@ from plotly.offline import get_plotlyjs_version
 from engine.models import Instance
 from leaderboard import plots
 from leaderboard.models import BoardRow, CorrelationRow, ExternalScore, ModelEntry, Round
-from leaderboard.recompute import PUBLIC_ROUNDS
+from leaderboard.recompute import PUBLIC_ROUNDS, one_row_per_model
 
 NAMED_SETTINGS = {(4, 6): "Easy", (12, 16): "Hard"}
 DEFAULT_SETTING = (4, 6)
@@ -46,6 +46,7 @@ RECORD_FIELDS = [
     "rank",
     "model",
     "kind",
+    "verified",
     "provider",
     "domain",
     "round",
@@ -58,6 +59,7 @@ RECORD_FIELDS = [
     "relative_ci_low",
     "relative_ci_high",
     "relative_action_count_successful",
+    "mean_optimal_actions",
     "parse_error_rate",
     "mean_tokens",
     "trajectories",
@@ -206,9 +208,12 @@ def _round_filter(request) -> tuple[Round | None, list[Round]]:
 
 
 def board_rows(filters: Filters) -> list[BoardRow]:
-    """The rows the board shows for ``filters``, best first, with ``rank`` set on models.
+    """The rows the board shows for ``filters``: verified rows best first, then the
+    self-reported ones best first, with ``rank`` set on verified language models.
 
-    Humans and built-in baselines are reference rows: shown in place, never ranked.
+    Only verified rows (play the server recorded itself) are ranked. Self-reported rows
+    (re-scored uploads) are listed apart and never ranked; humans and built-in baselines
+    are reference rows, shown in place and never ranked either.
     """
     rows = BoardRow.objects.filter(
         n_truths=filters.setting.n_truths, n_actions=filters.setting.n_actions, round=filters.round
@@ -217,13 +222,14 @@ def board_rows(filters: Filters) -> list[BoardRow]:
         rows = rows.filter(domain__name=filters.domain)
     else:
         rows = rows.filter(domain__isnull=True)
-    rows = list(rows.order_by("-success_rate", "relative_action_count", "model__name"))
+    rows = list(rows.order_by("-verified", "-success_rate", "relative_action_count", "model__name"))
     rank = 0
     for row in rows:
         row.is_reference = row.model.kind != ModelEntry.Kind.MODEL
-        if not row.is_reference:
+        ranked = row.verified and not row.is_reference
+        if ranked:
             rank += 1
-        row.rank = None if row.is_reference else rank
+        row.rank = rank if ranked else None
     return rows
 
 
@@ -234,6 +240,7 @@ def board_records(rows: list[BoardRow], filters: Filters) -> list[dict]:
             "rank": row.rank,
             "model": row.model.name,
             "kind": row.model.kind,
+            "verified": row.verified,
             "provider": row.model.provider,
             "domain": filters.domain or None,
             "round": filters.round.name if filters.round else None,
@@ -246,6 +253,7 @@ def board_records(rows: list[BoardRow], filters: Filters) -> list[dict]:
             "relative_ci_low": row.relative_ci_low,
             "relative_ci_high": row.relative_ci_high,
             "relative_action_count_successful": row.relative_action_count_successful,
+            "mean_optimal_actions": row.mean_optimal_actions,
             "parse_error_rate": row.parse_error_rate,
             "mean_tokens": row.mean_tokens,
             "trajectories": row.trajectories,
@@ -276,6 +284,8 @@ def board(request):
             "filters": filters,
             "domains": filters.domains,
             "rows": rows,
+            "verified_rows": [row for row in rows if row.verified],
+            "self_reported_rows": [row for row in rows if not row.verified],
             "computed_at": max((row.computed_at for row in rows), default=None),
             "download_query": filters.query(),
             "all_rounds_query": filters.query(round="all"),
@@ -313,7 +323,7 @@ def model_detail(request, model_id: int):
     rows = list(
         BoardRow.objects.filter(model=model, round__isnull=True)
         .select_related("domain")
-        .order_by("n_truths", "n_actions", F("domain__name").asc(nulls_first=True))
+        .order_by("n_truths", "n_actions", "-verified", F("domain__name").asc(nulls_first=True))
     )
     for row in rows:
         row.setting = Setting(row.n_truths, row.n_actions)
@@ -340,33 +350,48 @@ def heatmap(request):
     except BadFilter as error:
         return _bad_filter(error)
     setting = filters.setting
-    cells = pd.DataFrame.from_records(
-        list(
+    # One cell per model and domain: the verified row where the model has both kinds.
+    cells = one_row_per_model(
+        pd.DataFrame.from_records(
+            list(
+                BoardRow.objects.filter(
+                    n_truths=setting.n_truths,
+                    n_actions=setting.n_actions,
+                    domain__isnull=False,
+                    round__isnull=True,
+                ).values_list(
+                    "model__name",
+                    "verified",
+                    "domain__name",
+                    "success_rate",
+                    "success_ci_low",
+                    "success_ci_high",
+                    "trajectories",
+                )
+            ),
+            columns=[
+                "model",
+                "verified",
+                "domain",
+                "success_rate",
+                "ci_low",
+                "ci_high",
+                "trajectories",
+            ],
+        ),
+        ["model", "domain"],
+    )
+    order = list(
+        dict.fromkeys(
             BoardRow.objects.filter(
                 n_truths=setting.n_truths,
                 n_actions=setting.n_actions,
-                domain__isnull=False,
+                domain__isnull=True,
                 round__isnull=True,
-            ).values_list(
-                "model__name",
-                "domain__name",
-                "success_rate",
-                "success_ci_low",
-                "success_ci_high",
-                "trajectories",
             )
-        ),
-        columns=["model", "domain", "success_rate", "ci_low", "ci_high", "trajectories"],
-    )
-    order = list(
-        BoardRow.objects.filter(
-            n_truths=setting.n_truths,
-            n_actions=setting.n_actions,
-            domain__isnull=True,
-            round__isnull=True,
+            .order_by("-verified", "-success_rate", "model__name")
+            .values_list("model__name", flat=True)
         )
-        .order_by("-success_rate", "model__name")
-        .values_list("model__name", flat=True)
     )
     figures = []
     if not cells.empty:
@@ -400,16 +425,19 @@ def correlations(request):
         ).select_related("benchmark"),
         key=lambda row: (row.benchmark.name, metric_order.get(row.metric, len(metric_order))),
     )
-    board = pd.DataFrame.from_records(
-        list(
-            BoardRow.objects.filter(
-                n_truths=setting.n_truths,
-                n_actions=setting.n_actions,
-                domain__isnull=True,
-                round__isnull=True,
-            ).values_list("model_id", "model__name", *plots.METRIC_LABELS)
+    board = one_row_per_model(
+        pd.DataFrame.from_records(
+            list(
+                BoardRow.objects.filter(
+                    n_truths=setting.n_truths,
+                    n_actions=setting.n_actions,
+                    domain__isnull=True,
+                    round__isnull=True,
+                ).values_list("model_id", "verified", "model__name", *plots.METRIC_LABELS)
+            ),
+            columns=["model_id", "verified", "model", *plots.METRIC_LABELS],
         ),
-        columns=["model_id", "model", *plots.METRIC_LABELS],
+        ["model_id"],
     )
     scores = pd.DataFrame.from_records(
         list(ExternalScore.objects.values_list("benchmark_id", "model_id", "score")),

@@ -259,9 +259,12 @@
       ? "Correct — task finished"
       : "Not correct — task finished";
     el.resultAnswer.textContent = result.answer || "–";
-    el.resultValid.textContent = Array.isArray(result.valid_truth)
-      ? result.valid_truth.join(", ")
-      : String(result.valid_truth);
+    // A live round keeps its answers on the server until it closes (or is published).
+    el.resultValid.textContent = result.answer_secret
+      ? "kept secret until the round ends"
+      : Array.isArray(result.valid_truth)
+        ? result.valid_truth.join(", ")
+        : String(result.valid_truth);
     el.resultActions.textContent = String(result.actions_taken);
     el.resultOptimal.textContent =
       result.optimal_actions === null || result.optimal_actions === undefined

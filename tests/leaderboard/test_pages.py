@@ -132,7 +132,9 @@ def test_the_board_filters_by_setting_and_domain(board):
     assert "board.json?setting=5x4&amp;domain=orchard" in html
 
     easy = client.get("/leaderboard/", {"setting": "4x6"}).content.decode()
-    assert page_rows(easy) == [] and "No results for this setting" in easy
+    assert page_rows(easy) == []
+    assert "No verified results for this setting yet" in easy
+    assert "No self-reported results for this setting." in easy
     assert client.get("/leaderboard/", {"setting": "easy"}).status_code == 400
 
 
@@ -168,8 +170,10 @@ def test_csv_and_json_downloads_hold_exactly_the_rows_shown(board, query):
         # The CSV holds the same values as the JSON, as text.
         assert float(line["success_rate"]) == record["success_rate"]
         assert float(line["relative_ci_high"]) == record["relative_ci_high"]
-        assert int(line["rank"]) == record["rank"]
-    assert [r["rank"] for r in records] == [1, 2, 3]
+        # Uploaded files are self-reported: listed, never ranked.
+        assert line["rank"] == "" and record["rank"] is None
+        assert line["verified"] == "False" and record["verified"] is False
+    assert [r["model"] for r in records] == ["alpha", "beta", "gamma"]
 
 
 def test_the_board_page_makes_the_same_number_of_queries_for_any_number_of_rows(
@@ -205,13 +209,13 @@ def test_the_human_baseline_appears_on_the_board_marked_as_humans(board):
     )
     assert "baseline-human" in human_row.group(1)
     assert "humans · baseline" in human_row.group(2)
-    # Humans are a reference, not a ranked entry: the models keep ranks 1, 2, 3.
+    # Humans are a verified reference, not a ranked entry; the uploads are self-reported.
     records = Client().get("/leaderboard/board.json").json()
-    assert [(r["model"], r["kind"], r["rank"]) for r in records] == [
-        (HUMANS, "human", None),
-        ("alpha", "model", 1),
-        ("beta", "model", 2),
-        ("gamma", "model", 3),
+    assert [(r["model"], r["kind"], r["verified"], r["rank"]) for r in records] == [
+        (HUMANS, "human", True, None),
+        ("alpha", "model", False, None),
+        ("beta", "model", False, None),
+        ("gamma", "model", False, None),
     ]
 
 

@@ -110,10 +110,13 @@ def test_a_malformed_line_is_reported_by_number_and_nothing_is_kept(researcher):
         },
         format="multipart",
     )
+    # Refused on validation: 422 with every problem by line; the file is kept for audit.
+    assert response.status_code == 422
     body = response.json()
-    assert body["status"] == "failed"
+    assert body["submission"]["status"] == "failed"
     assert any(error.startswith("line 3:") for error in body["errors"])
     assert not Trajectory.objects.exists() and not BoardRow.objects.exists()
+    assert Submission.objects.get().status == Submission.Status.FAILED
 
 
 def test_bad_requests_get_clear_errors(researcher):
@@ -134,7 +137,8 @@ def test_bad_requests_get_clear_errors(researcher):
     no_setting = upload(researcher, native_lines(), truths=9)
     assert no_setting.status_code == 400
     assert APIClient().post("/api/v1/submissions/", {}).status_code == 401
-    assert researcher.get("/api/v1/submissions/").status_code == 405
+    assert APIClient().get("/api/v1/submissions/").status_code == 401
+    assert researcher.put("/api/v1/submissions/", {}).status_code == 405
 
 
 def test_submissions_are_private_to_their_submitter(researcher, orchard):

@@ -42,8 +42,11 @@ def submit(
     domain: str,
     setting: tuple[int, int],
     wins: dict[int, bool],
+    *,
+    expect: int | None = None,
 ) -> dict:
-    """Upload one native line per seed of ``wins`` (run 0): the valid truth or a wrong one."""
+    """Upload one native line per seed of ``wins`` (run 0): the valid truth or a wrong one.
+    With ``expect``, the upload must be answered with that status (and is not checked)."""
     n_truths, n_actions = setting
     instances = Instance.objects.filter(
         domain__name=domain, n_truths=n_truths, n_actions=n_actions, seed__in=list(wins)
@@ -74,6 +77,9 @@ def submit(
         },
         format="multipart",
     )
+    if expect is not None:
+        assert response.status_code == expect, response.content
+        return response.json()
     assert response.status_code in (200, 201), response.content
     assert response.json()["status"] == "done", response.json()
     return response.json()

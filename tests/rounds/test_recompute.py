@@ -104,10 +104,12 @@ def test_incremental_and_full_recomputes_agree(two_rounds):
     assert recompute().board_rows == 0 and board() == incremental
 
 
-def test_a_round_rotated_in_gets_rows_for_games_played_before(clock, grove, researcher):
+def test_a_prepared_rounds_instances_count_only_once_it_is_live(clock, grove, researcher):
     prepare("first", "orchard", "4x6", 2, 100)
-    submit(researcher, "alpha", "orchard", (4, 6), {100: True, 101: False})
+    # Invisible before it goes live: a file naming its seeds names no instance.
+    submit(researcher, "alpha", "orchard", (4, 6), {100: True, 101: False}, expect=422)
     assert not BoardRow.objects.filter(round__isnull=False).exists()
     run("rotate_round")
+    submit(researcher, "alpha", "orchard", (4, 6), {100: True, 101: False})
     row = BoardRow.objects.get(round__name="first", model__name="alpha", domain=None)
     assert (row.trajectories, row.success_rate) == (2, 0.5)

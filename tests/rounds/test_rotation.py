@@ -165,8 +165,12 @@ def test_rotating_two_months_on_closes_publishes_and_switches_the_board(
     assert response["Location"] == f"/admin/leaderboard/round/{second.pk}/change/"
     assert second.status == Round.Status.PREPARED
     assert (second.starts_on, second.ends_on) == (date(2025, 3, 1), date(2025, 5, 1))
-    # A model plays the prepared round before it goes live: it counts once it is live.
-    submit(researcher, "gamma", "grove", (4, 6), {500: True, 501: False})
+    # The prepared round's instances are invisible until it goes live: a file naming their
+    # seeds is refused as naming no instance.
+    refused = submit(researcher, "gamma", "grove", (4, 6), {500: True, 501: False}, expect=422)
+    assert "no stored instance with seed 500" in refused["errors"][0]
+    listed = researcher.get("/api/v1/instances/", {"domain": "grove", "truths": 4}).json()
+    assert 500 not in [row["seed"] for row in listed["results"]]
     assert not BoardRow.objects.filter(round=second).exists()
     assert 'data-round="2025-03"' not in client.get("/leaderboard/rounds/").content.decode()
 
@@ -194,7 +198,8 @@ def test_rotating_two_months_on_closes_publishes_and_switches_the_board(
     assert first_round.status == Round.Status.CLOSED and first_round.published
     assert second.status == Round.Status.ACTIVE
 
-    # The board now opens on the new round (gamma's earlier games count) and keeps the old.
+    # Once live, the same file is scored; the board opens on the new round and keeps the old.
+    submit(researcher, "gamma", "grove", (4, 6), {500: True, 501: False})
     assert page_rows(client.get("/leaderboard/").content.decode()) == ["gamma"]
     old = client.get("/leaderboard/", {"round": "2025-01", "setting": "5x4"}).content.decode()
     assert page_rows(old) == ["alpha", "beta"]

@@ -39,6 +39,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, required=True, help="seed of the first instance")
         parser.add_argument(
+            "--ranked-games",
+            type=int,
+            default=20,
+            help="ranked games each model plays per domain and setting while the round is "
+            "live, each on a fresh instance (default 20)",
+        )
+        parser.add_argument(
             "--start", help="first day, YYYY-MM-DD (default: when the current round ends, or today)"
         )
         parser.add_argument("--end", help="rotation day, YYYY-MM-DD (default: start + 2 months)")
@@ -51,6 +58,7 @@ class Command(BaseCommand):
                 settings=rounds.parse_settings(options["task_settings"]),
                 instances=options["instances"],
                 seed=options["seed"],
+                ranked_games=options["ranked_games"],
                 starts_on=_date(options["start"]) if options["start"] else None,
                 ends_on=_date(options["end"]) if options["end"] else None,
                 name=options["name"],

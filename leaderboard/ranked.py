@@ -1,0 +1,237 @@
+"""Ranked games: verified evaluation on fresh instances during a live round.
+
+A model is ranked on the live round by playing ``round.ranked_games`` games per domain and
+setting of the round. Each game is played on an instance the server generates for that
+game alone, with a seed drawn from the operating system's secure random source that never
+leaves the server, so no one can have seen it, and no answer learned elsewhere helps.
+The game is played through the ordinary session service (``engine.sessions``: the HTTP API
+or the runner), which records every move; when it ends, its trajectory enters the board
+as *verified*. Until the round closes, the player learns whether the answer was right, the
+actions and the relative action count, never the valid truth or the unplayed
+observations (``leaderboard.access``). A game is never replayed: the numbers 1 … N are
+each used once, and a game left open when the round closes counts as unsolved.
+
+Every write goes through here: ``check_ranked_request`` validates, ``do_start_ranked_game``
+writes; ``record_ranked_game`` is connected to ``engine.sessions.session_finished``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+
+from engine import sessions
+from engine.actions import EngineError, do_store_instances
+from engine.core.generate import GenerationError, generate_instance
+from engine.core.metrics import relative_action_count
+from engine.models import Domain, Instance, PlaySession
+from leaderboard.actions import (
+    SubmissionError,
+    check_model_name,
+    get_or_create_model,
+    mark_stale,
+    may_use_model,
+    queue_recompute,
+)
+from leaderboard.models import ModelEntry, RankedGame, Round, Trajectory
+
+# Seeds of ranked instances: 62 random bits (the database column is a signed 64-bit int).
+SEED_BITS = 62
+
+
+class RankedError(Exception):
+    """A ranked game refused; ``str()`` says why. ``status`` is the HTTP status to answer."""
+
+    status = 400
+
+
+class NotYours(RankedError):
+    status = 403
+
+
+class NoMoreGames(RankedError):
+    """Every ranked game of this model, domain and setting is played or open."""
+
+    status = 409
+
+
+class GenerationFailed(RankedError):
+    status = 503
+
+
+@dataclass(frozen=True)
+class RankedRequest:
+    round: Round
+    model_name: str
+    domain: Domain
+    n_truths: int
+    n_actions: int
+
+
+def max_open_games() -> int:
+    return max(1, int(getattr(settings, "RANKED_MAX_OPEN_GAMES", 8)))
+
+
+def check_ranked_request(
+    user: User, *, model: str, domain: str, n_truths: int, n_actions: int
+) -> RankedRequest:
+    """Validate a request for the next ranked game; raises :class:`RankedError`."""
+    try:
+        name = check_model_name(model)
+    except SubmissionError as error:
+        raise RankedError(str(error)) from None
+    live = Round.objects.filter(status=Round.Status.ACTIVE).first()
+    if live is None:
+        raise NoMoreGames("no round is live: ranked games are played during a live round only")
+    domain_row = live.domains.filter(name=domain).first()
+    if domain_row is None:
+        names = ", ".join(live.domains.order_by("name").values_list("name", flat=True))
+        raise RankedError(f"round {live.name} has no domain {domain!r} (its domains: {names})")
+    if (n_truths, n_actions) not in live.setting_pairs:
+        raise RankedError(
+            f"round {live.name} has no setting {n_truths}x{n_actions} "
+            f"(its settings: {live.settings_label})"
+        )
+    entry = ModelEntry.objects.filter(name=name).first()
+    if entry is not None and not may_use_model(user, entry):
+        raise NotYours(
+            f"the model {name!r} belongs to another account; choose another name, or ask "
+            "the site's staff to transfer it"
+        )
+    return RankedRequest(live, name, domain_row, n_truths, n_actions)
+
+
+def _games(request: RankedRequest, entry: ModelEntry):
+    return RankedGame.objects.filter(
+        round=request.round,
+        model=entry,
+        domain=request.domain,
+        n_truths=request.n_truths,
+        n_actions=request.n_actions,
+    )
+
+
+def _check_room(request: RankedRequest, entry: ModelEntry) -> None:
+    games = _games(request, entry)
+    played = games.count()
+    if played >= request.round.ranked_games:
+        raise NoMoreGames(
+            f"{entry.name} has played all {request.round.ranked_games} ranked games of "
+            f"{request.domain.name} {request.n_truths}x{request.n_actions} in round "
+            f"{request.round.name}; a ranked game is never replayed"
+        )
+    open_ids = list(
+        games.filter(session__finished_at__isnull=True).values_list("session_id", flat=True)
+    )
+    if len(open_ids) >= max_open_games():
+        raise NoMoreGames(
+            f"{entry.name} already has {len(open_ids)} unfinished ranked games of this domain "
+            f"and setting (sessions {', '.join(map(str, open_ids))}); finish one first"
+        )
+
+
+def _fresh_instance(request: RankedRequest) -> Instance:
+    """Generate, solve and store one instance with a secret seed (a few tries if the seed
+    happens to be taken)."""
+    core_domain = request.domain.to_core()
+    for _ in range(5):
+        seed = secrets.randbits(SEED_BITS)
+        try:
+            core = generate_instance(core_domain, request.n_truths, request.n_actions, seed)
+            report = do_store_instances(request.domain, [core], source=Instance.Source.RANKED)
+        except GenerationError as error:
+            raise GenerationFailed(f"could not generate a ranked instance: {error}") from None
+        except (EngineError, IntegrityError):
+            continue  # the seed is taken (2^-62 odds); draw another
+        if report.created:
+            return report.created[0]
+    raise GenerationFailed("could not store a fresh ranked instance; try again")
+
+
+def do_start_ranked_game(
+    user: User, *, model: str, domain: str, n_truths: int, n_actions: int
+) -> RankedGame:
+    """Start the model's next ranked game and open its session for ``user``.
+
+    1. Check the request, and that the model has a game left and not too many open.
+    2. Generate a fresh instance with a secret seed (outside any lock: it can take a while).
+    3. Lock the model's row, check again, number the game and open its session. If the
+       games ran out meanwhile (a parallel request), the fresh instance is deleted unused.
+    """
+    request = check_ranked_request(
+        user, model=model, domain=domain, n_truths=n_truths, n_actions=n_actions
+    )
+    try:
+        entry = get_or_create_model(request.model_name, user=user)
+    except SubmissionError as error:
+        raise NotYours(str(error)) from None
+    _check_room(request, entry)
+    instance = _fresh_instance(request)
+    try:
+        with transaction.atomic():
+            ModelEntry.objects.select_for_update().filter(pk=entry.pk).first()
+            _check_room(request, entry)
+            number = (_games(request, entry).aggregate(last=Max("number"))["last"] or 0) + 1
+            session = PlaySession.objects.create(
+                player=user, instance=instance, book=instance.current_book()
+            )
+            return RankedGame.objects.create(
+                round=request.round,
+                model=entry,
+                domain=request.domain,
+                n_truths=request.n_truths,
+                n_actions=request.n_actions,
+                number=number,
+                instance=instance,
+                session=session,
+            )
+    except RankedError:
+        instance.delete()
+        raise
+
+
+def record_ranked_game(sender, *, session: PlaySession, actions: list[str], **kwargs) -> None:
+    """When a ranked game's session ends: store its verified trajectory and mark the
+    board stale (inside the finishing transaction, so both commit together)."""
+    game = (
+        RankedGame.objects.filter(session_id=session.pk)
+        .select_related("instance")
+        .defer("instance__observations", "instance__truths", "instance__actions")
+        .first()
+    )
+    if game is None:
+        return
+    instance = game.instance
+    Trajectory.objects.create(
+        model_id=game.model_id,
+        instance_id=instance.pk,
+        domain_id=instance.domain_id,
+        n_truths=game.n_truths,
+        n_actions=game.n_actions,
+        run=game.number,
+        actions=actions,
+        answer=session.answer or None,
+        correct=bool(session.correct),
+        information_actions=session.actions_taken,
+        invalid_moves=session.invalid_moves,
+        relative_action_count=relative_action_count(
+            session.actions_taken, instance.oracle_actions or 0
+        ),
+        verified=True,
+    )
+    mark_stale(game.model_id, instance.domain_id, game.n_truths, game.n_actions)
+    queue_recompute()
+
+
+def do_close_open_games(target: Round) -> int:
+    """End every unfinished ranked game of ``target`` as unsolved (the round has closed:
+    an abandoned game counts, so dropping the hard ones cannot help). Returns how many."""
+    open_sessions = RankedGame.objects.filter(
+        round=target, session__finished_at__isnull=True
+    ).values_list("session_id", flat=True)
+    return sum(1 for session_id in list(open_sessions) if sessions.abandon(session_id))
