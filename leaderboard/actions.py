@@ -9,17 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine.models import Domain, Instance
 from leaderboard.access import playable_instances
-from leaderboard.models import ModelEntry, StaleGroup, Submission, Trajectory
+from leaderboard.models import (
+    ModelEntry,
+    StaleGroup,
+    Submission,
+    Trajectory,
+    validate_model_name,
+)
 from leaderboard.scoring import ResultsError, parse_kumo, parse_native, score
 
 # Files with at least this many trajectories are scored by a background job.
@@ -40,25 +46,13 @@ class ModelNotYours(SubmissionError):
     """The model name belongs to another account (the API answers 403)."""
 
 
-# Model names: ASCII letters, digits and a few separators, starting with a letter or digit.
-# ASCII only, so that a look-alike name (a Cyrillic "о", a non-breaking hyphen) cannot pass
-# for someone else's model; no markup or formula characters (< > & " ' = , ;).
-MODEL_NAME_MAX = 100
-MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._:/+()\[\]@-]*")
-
-
 def check_model_name(name: str) -> str:
     """The name, stripped, or :class:`SubmissionError` saying what is wrong with it."""
     name = (name or "").strip()
-    if not name:
-        raise SubmissionError("the model name must not be empty")
-    if len(name) > MODEL_NAME_MAX:
-        raise SubmissionError(f"the model name is longer than {MODEL_NAME_MAX} characters")
-    if not MODEL_NAME.fullmatch(name) or "  " in name:
-        raise SubmissionError(
-            f"the model name {name!r} may hold only ASCII letters, digits, spaces (single) and "
-            ". _ : / + ( ) [ ] @ -, and must start with a letter or digit"
-        )
+    try:
+        validate_model_name(name)
+    except ValidationError as error:
+        raise SubmissionError(error.messages[0]) from None
     return name
 
 

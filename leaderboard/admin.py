@@ -116,7 +116,16 @@ class ModelEntryAdmin(RefreshCorrelationsOnSave, admin.ModelAdmin):
     )
     list_filter = ("kind", "reasoning", "provider")
     search_fields = ("name", "provider")
-    fields = ("name", "kind", "provider", "parameter_count", "reasoning", "release_date")
+    fields = (
+        "name",
+        "kind",
+        "owner",
+        "provider",
+        "parameter_count",
+        "reasoning",
+        "release_date",
+    )
+    raw_id_fields = ("owner",)
     inlines = [ExternalScoreInline]
     actions = [recompute_now]
 

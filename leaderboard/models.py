@@ -6,13 +6,34 @@ rebuilt by ``leaderboard.recompute`` from the trajectories, never on request.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from dateutil.relativedelta import relativedelta
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from engine.models import Domain, Instance
+
+# Model names: ASCII letters, digits and a few separators, starting with a letter or digit.
+# ASCII only, so that a look-alike name (a Cyrillic "о", a non-breaking hyphen) cannot pass
+# for someone else's model; no markup or formula characters (< > & " ' = , ;).
+MODEL_NAME_MAX = 100
+MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._:/+()\[\]@-]*")
+
+
+def validate_model_name(name: str) -> None:
+    """Raise ``ValidationError`` saying what is wrong with a model name (admin and API)."""
+    if not name or not name.strip():
+        raise ValidationError("the model name must not be empty")
+    if len(name) > MODEL_NAME_MAX:
+        raise ValidationError(f"the model name is longer than {MODEL_NAME_MAX} characters")
+    if name != name.strip() or not MODEL_NAME.fullmatch(name) or "  " in name:
+        raise ValidationError(
+            f"the model name {name!r} may hold only ASCII letters, digits, spaces (single) "
+            "and . _ : / + ( ) [ ] @ -, and must start with a letter or digit"
+        )
 
 
 class ModelEntry(models.Model):
@@ -28,7 +49,7 @@ class ModelEntry(models.Model):
         BASELINE = "baseline", "built-in baseline"
         HUMAN = "human", "human study"
 
-    name = models.CharField(max_length=200, unique=True)
+    name = models.CharField(max_length=200, unique=True, validators=[validate_model_name])
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.MODEL)
     provider = models.CharField(max_length=200, blank=True)
     parameter_count = models.BigIntegerField(null=True, blank=True)

@@ -186,6 +186,8 @@ def test_an_original_kumo_results_file_reproduces_its_success_rate(researcher):
     implied = sum(run["successful"] for line in lines for run in line["trajectories"]) / 15
     row = BoardRow.objects.get(model__name="kumo-model", domain__isnull=True)
     assert row.success_rate == implied
+    # An uploaded file, however exact, is self-reported.
+    assert not row.verified and not Submission.objects.get().verified
     stored = Trajectory.objects.filter(model__name="kumo-model")
     assert {t.raw_action_count for t in stored} == {4}  # 2 actions + answer + record
     assert {t.information_actions for t in stored} == {2}

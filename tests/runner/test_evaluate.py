@@ -9,13 +9,15 @@ import threading
 from collections import Counter
 
 import pytest
+from rest_framework.test import APIClient
 
 from benchmark.fake_llm import FakeRequest, FakeResponse
 from benchmark.models import EvaluationGame, EvaluationRun
 from benchmark.protocol import answer_message
 from engine.core.book import format_number
 from engine.models import Instance
-from leaderboard.models import Submission, Trajectory
+from leaderboard.models import BoardRow, Submission, Trajectory
+from leaderboard.recompute import recompute
 from tests.runner.helpers import display_order_player, first_turn, read_jsonl, task_lists
 
 pytestmark = pytest.mark.django_db
@@ -433,11 +435,20 @@ def test_built_in_players_are_submitted_like_models(evaluate, player, orchard):
         "baseline",
     )
     assert submission.disagreements == 0
+    # The server played these games itself: verified trajectories and verified board rows.
+    assert submission.verified
+    assert set(Trajectory.objects.values_list("verified", flat=True)) == {True}
+    recompute()  # after commit in production; this test runs inside one transaction
+    rows = BoardRow.objects.filter(model__name=player)
+    assert rows.exists() and set(rows.values_list("verified", flat=True)) == {True}
     if player == "oracle":
         assert set(Trajectory.objects.values_list("relative_action_count", flat=True)) == {0.0}
     if player != "random":
         assert run.correct_games == 6
     assert re.search(rf"submitted orchard: submission {submission.pk} \(done\)", stdout)
+    # Listed with the verified rows of the API (a baseline: shown, never ranked).
+    listed = APIClient().get("/api/v1/leaderboard/", {"verified": "1", "round": "all"}).json()
+    assert [(row["model"], row["verified"]) for row in listed] == [(player, True)]
 
 
 def test_the_random_player_replays_identically_from_its_seed(evaluate, tmp_path):
