@@ -30,12 +30,21 @@ from tqdm import tqdm
 from benchmark.llm import ChatClient, LLMConfigError, LLMError
 from benchmark.models import EvaluationGame, EvaluationRun
 from benchmark.players import BUILT_IN_PLAYERS, ChatPlayer, Player, built_in_player
+from benchmark.ranked import SessionGame, check_ranked_target, ranked_games_left, ranked_jobs
 from benchmark.runner import Job, Limits, Outcome, iter_games
+from engine import sessions
 from engine.core.book import write_book
-from engine.models import Domain, Instance, KnowledgeBook
+from engine.models import Domain, Instance, KnowledgeBook, PlaySession
 from leaderboard.access import playable_instances
-from leaderboard.actions import SubmissionError, check_model_name, submit_results
-from leaderboard.models import ModelEntry
+from leaderboard.actions import (
+    SubmissionError,
+    check_model_name,
+    mark_stale,
+    queue_recompute,
+    submit_results,
+)
+from leaderboard.models import ModelEntry, Round, Trajectory
+from leaderboard.ranked import max_open_games
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +77,7 @@ class RunSpec:
     seed: int = 0
     params: dict[str, Any] = field(default_factory=dict)
     submit: bool = True
+    ranked: bool = False
 
 
 # -- checks ----------------------------------------------------------------------------------
@@ -122,8 +132,19 @@ def check_run_spec(spec: RunSpec, *, created_by: User | None) -> list[Domain]:
         problems.append("the request parameters must be a JSON object")
     elif {"model", "messages"} & set(spec.params):
         problems.append("the request parameters must not set 'model' or 'messages'")
-    if spec.submit and created_by is None:
+    if spec.submit and created_by is None and not spec.ranked:
         problems.append("results are submitted in a user's name: name a user, or do not submit")
+    if spec.ranked:
+        if created_by is None:
+            problems.append("ranked games are played in a user's name: name a user")
+        names = list(dict.fromkeys(name.strip() for name in spec.domains if name.strip()))
+        if not names:
+            problems.append("name at least one domain")
+        target, ranked_problems = check_ranked_target(names, spec.n_truths, spec.n_actions)
+        problems += ranked_problems
+        if problems:
+            raise RunError("\n".join(problems))
+        return target.domains
 
     names = list(dict.fromkeys(name.strip() for name in spec.domains if name.strip()))
     domains = list(
@@ -180,9 +201,14 @@ def do_create_run(spec: RunSpec, *, created_by: User | None, launch: bool = Fals
             timeout=spec.timeout,
             seed=spec.seed,
             params=spec.params,
-            submit=spec.submit,
+            submit=spec.submit and not spec.ranked,
+            ranked=spec.ranked,
             created_by=created_by,
-            total_games=sum(domain.matching for domain in domains) * spec.runs,
+            total_games=(
+                len(domains) * Round.objects.get(status=Round.Status.ACTIVE).ranked_games
+                if spec.ranked
+                else sum(domain.matching for domain in domains) * spec.runs
+            ),
         )
         run.domains.set(domains)
         if launch:
@@ -229,6 +255,7 @@ def find_resumable_run(spec: RunSpec) -> EvaluationRun | None:
         max_turns=spec.max_turns,
         max_parse_errors=spec.max_parse_errors,
         seed=spec.seed,
+        ranked=spec.ranked,
     ).prefetch_related("domains")
     wanted = {name.strip() for name in spec.domains if name.strip()}
     for run in candidates.order_by("-created_at", "-id"):
@@ -324,6 +351,8 @@ class _RunSession:
         )
 
     def play(self) -> None:
+        if self.run.ranked:
+            return self._play_ranked()
         run = self.run
         instances = self._instances()
         self.by_key = {(row.domain.name, row.seed): row for row in instances}
@@ -348,6 +377,47 @@ class _RunSession:
         except LLMError as error:
             self.fatal = error
             return
+        self._play_jobs(jobs, player, client, concurrency=run.concurrency)
+
+    def _play_ranked(self) -> None:
+        """Ranked mode: the model's ranked games of the live round, each started when the
+        runner is ready for it and played through the session service (benchmark.ranked)."""
+        run = self.run
+        live = Round.objects.get(status=Round.Status.ACTIVE)
+        user = run.created_by
+        played = set(run.games.values_list("instance__domain__name", "run_index"))
+        self._recount(total=ranked_games_left(run, live, played) + len(played))
+        self.ranked_sessions: dict[str, int] = {}
+        self.abandoned: list[int] = []
+        jobs = ranked_jobs(
+            run,
+            user,
+            played=played,
+            sessions_by_key=self.ranked_sessions,
+            abandoned=self.abandoned,
+        )
+        try:
+            player, client = _player_for(run)
+        except LLMError as error:
+            self.fatal = error
+            return
+        # Games are started a few ahead of the threads: keep that within the open limit.
+        concurrency = max(1, min(run.concurrency, max_open_games() // 2))
+        self._play_jobs(
+            jobs,
+            player,
+            client,
+            concurrency=concurrency,
+            new_game=lambda job: SessionGame(
+                job.domain,
+                job.instance,
+                session_id=self.ranked_sessions[job.game_key],
+                user=user,
+            ),
+        )
+
+    def _play_jobs(self, jobs, player, client, *, concurrency: int, new_game=None) -> None:
+        run = self.run
         if self.out_path is not None:
             self.out = self.out_path.open("a", encoding="utf-8")
         bar = tqdm(
@@ -361,7 +431,9 @@ class _RunSession:
         )
         limits = Limits(max_turns=run.max_turns, max_parse_errors=run.max_parse_errors)
         try:
-            games = iter_games(jobs, player, limits, concurrency=run.concurrency, stop=self.stop)
+            games = iter_games(
+                jobs, player, limits, concurrency=concurrency, stop=self.stop, new_game=new_game
+            )
             try:
                 for outcome in games:
                     self._take(outcome)
@@ -396,13 +468,34 @@ class _RunSession:
             return
         record = outcome.record
         assert record is not None
-        row = self.by_key[(outcome.job.domain_name, outcome.job.instance.seed)]
+        if run.ranked:
+            row = self._take_ranked(outcome.job, record)
+        else:
+            row = self.by_key[(outcome.job.domain_name, outcome.job.instance.seed)]
         self.buffer.append((_game_row(run, row, record), record))
         run.correct_games += int(record["claimed"]["correct"])
         run.prompt_tokens += record["tokens"]["prompt"]
         run.completion_tokens += record["tokens"]["completion"]
         if len(self.buffer) >= FLUSH_GAMES or time.monotonic() - self.last_flush >= FLUSH_SECONDS:
             self._flush()
+
+    def _take_ranked(self, job: Job, record: dict[str, Any]) -> Instance:
+        """A ranked game played: end it if it ended without an answer (it counts as
+        unsolved), and add to its verified trajectory what only the runner knows."""
+        session_id = self.ranked_sessions.pop(job.game_key)
+        session = PlaySession.objects.select_related("instance").get(pk=session_id)
+        if not session.finished:
+            sessions.abandon(session_id)
+        tokens = record["tokens"]
+        Trajectory.objects.filter(
+            instance_id=session.instance_id, verified=True, submission__isnull=True
+        ).update(
+            parse_errors=record["parse_errors"],
+            prompt_tokens=tokens["prompt"],
+            completion_tokens=tokens["completion"],
+        )
+        self.ranked_changed = True
+        return session.instance
 
     def _flush(self) -> None:
         """Store buffered games with the counters, then append them to the file (so the
@@ -499,7 +592,19 @@ class _RunSession:
             )
         if not problems and run.submit:
             problems += self._submit()
+        if run.ranked and getattr(self, "ranked_changed", False):
+            # Token counts and parse errors were added to the games' trajectories.
+            model_id = ModelEntry.objects.get(name=run.model).pk
+            for domain_id in run.domains.values_list("pk", flat=True):
+                mark_stale(model_id, domain_id, run.n_truths, run.n_actions)
+            queue_recompute()
         run.status = EvaluationRun.Status.FAILED if problems else EvaluationRun.Status.DONE
+        if getattr(self, "abandoned", None):
+            # Not a failure: the games count, as unsolved; said so the operator knows.
+            problems.append(
+                f"{len(self.abandoned)} ranked game(s) left unfinished by an earlier attempt "
+                "were ended as unsolved (a ranked game is never replayed)"
+            )
         run.error = "\n".join(problems)
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "error", "finished_at", "submissions"])

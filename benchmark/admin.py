@@ -25,6 +25,7 @@ SPEC_FIELDS = (
     "seed",
     "params",
     "submit",
+    "ranked",
 )
 
 
@@ -56,6 +57,7 @@ class EvaluationRunForm(forms.ModelForm):
             seed=data.get("seed") or 0,
             params=data.get("params") if data.get("params") is not None else {},
             submit=bool(data.get("submit")),
+            ranked=bool(data.get("ranked")),
         )
 
     def clean(self):

@@ -60,6 +60,12 @@ class EvaluationRun(models.Model):
     submit = models.BooleanField(
         default=True, help_text="Submit the results to the leaderboard when the run is done."
     )
+    ranked = models.BooleanField(
+        default=False,
+        help_text="Play the model's ranked games of the live round (each on a fresh "
+        "instance, through the session service) instead of the stored instances; the games "
+        "enter the board as verified as they end, so nothing is submitted.",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

@@ -14,7 +14,7 @@ the Game.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -88,8 +88,17 @@ class GameFailed(Exception):
         self.turns = turns
 
 
+# Makes the game a job is played on: by default the engine's Game, in memory; the ranked
+# mode passes one that sends every move through the session service first.
+GameFactory = Callable[[Job], Game]
+
+
 def play_game(
-    job: Job, player: Player, limits: Limits, stop: threading.Event | None = None
+    job: Job,
+    player: Player,
+    limits: Limits,
+    stop: threading.Event | None = None,
+    new_game: GameFactory | None = None,
 ) -> dict[str, Any]:
     """Play one game and return its native results record.
 
@@ -104,7 +113,18 @@ def play_game(
     Raises :class:`GameFailed` when the player's API fails for good and :class:`Cancelled`
     when ``stop`` is set between turns.
     """
-    game = Game(job.domain, job.instance)
+    game = new_game(job) if new_game is not None else Game(job.domain, job.instance)
+    try:
+        return _play_on(game, job, player, limits, stop)
+    finally:
+        close = getattr(game, "close", None)
+        if close is not None:
+            close()
+
+
+def _play_on(
+    game: Game, job: Job, player: Player, limits: Limits, stop: threading.Event | None
+) -> dict[str, Any]:
     task = TaskView.of(job.domain, job.instance, job.book)
     session = player.new_game(task, job.game_key)
     turns: list[dict[str, Any]] = []
@@ -209,41 +229,51 @@ def iter_games(
     *,
     concurrency: int = 1,
     stop: threading.Event | None = None,
+    new_game: GameFactory | None = None,
 ) -> Iterator[Outcome]:
     """Play ``jobs`` on ``concurrency`` threads, yielding each outcome as it finishes.
 
-    Outcomes are yielded in the calling thread. Closing the generator (or setting ``stop``)
+    Jobs are taken from ``jobs`` only as threads free up (a few ahead), so a generator may
+    make each one when it is needed. Outcomes are yielded in the calling thread, and the
+    next job is taken after the consumer is done with an outcome. Closing the generator (or
+    setting ``stop``)
     cancels the games not started and makes running ones stop before their next turn; it
     returns once the worker threads are done, so nothing outlives the call.
     """
     stop = stop or threading.Event()
-    pending = list(jobs)
     executor = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="game")
     running: dict[Future, Job] = {}
     try:
         # Submit lazily (a few more than there are threads): cancelling is then cheap and the
         # queue holds no thousands of futures.
-        backlog = iter(pending)
+        backlog = iter(jobs)
         for job in _take(backlog, 2 * max(1, concurrency)):
-            running[executor.submit(_play, job, player, limits, stop)] = job
+            running[executor.submit(_play, job, player, limits, stop, new_game)] = job
         while running:
             done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                job = running.pop(future)
-                outcome = _outcome(job, future)
+            for finished in done:
+                job = running.pop(finished)
+                outcome = _outcome(job, finished)
                 if outcome is not None:
                     yield outcome
                 if not stop.is_set():
                     for next_job in _take(backlog, 1):
-                        running[executor.submit(_play, next_job, player, limits, stop)] = next_job
+                        future = executor.submit(_play, next_job, player, limits, stop, new_game)
+                        running[future] = next_job
     finally:
         stop.set()
         executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _play(job: Job, player: Player, limits: Limits, stop: threading.Event) -> dict[str, Any]:
+def _play(
+    job: Job,
+    player: Player,
+    limits: Limits,
+    stop: threading.Event,
+    new_game: GameFactory | None = None,
+) -> dict[str, Any]:
     try:
-        return play_game(job, player, limits, stop)
+        return play_game(job, player, limits, stop, new_game)
     except GameFailed as failure:
         if failure.error.fatal:
             # Every other game would fail the same way: stop them before their next request,

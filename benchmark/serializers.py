@@ -29,6 +29,10 @@ class RunRequestSerializer(serializers.Serializer):
     seed = serializers.IntegerField(default=0)
     params = serializers.DictField(required=False, default=dict)
     submit = serializers.BooleanField(default=True)
+    ranked = serializers.BooleanField(
+        default=False,
+        help_text="play the model's ranked games of the live round (verified entries)",
+    )
 
     def to_spec(self) -> RunSpec:
         return RunSpec(**self.validated_data)
@@ -59,6 +63,7 @@ class EvaluationRunSerializer(serializers.ModelSerializer):
             "seed",
             "params",
             "submit",
+            "ranked",
             "created_by",
             "status",
             "total_games",

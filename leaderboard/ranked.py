@@ -60,6 +60,12 @@ class NoMoreGames(RankedError):
     status = 409
 
 
+class TooManyOpenGames(RankedError):
+    """The model has ``RANKED_MAX_OPEN_GAMES`` unfinished games of this domain and setting."""
+
+    status = 409
+
+
 class GenerationFailed(RankedError):
     status = 503
 
@@ -129,7 +135,7 @@ def _check_room(request: RankedRequest, entry: ModelEntry) -> None:
         games.filter(session__finished_at__isnull=True).values_list("session_id", flat=True)
     )
     if len(open_ids) >= max_open_games():
-        raise NoMoreGames(
+        raise TooManyOpenGames(
             f"{entry.name} already has {len(open_ids)} unfinished ranked games of this domain "
             f"and setting (sessions {', '.join(map(str, open_ids))}); finish one first"
         )
@@ -154,7 +160,13 @@ def _fresh_instance(request: RankedRequest) -> Instance:
 
 
 def do_start_ranked_game(
-    user: User, *, model: str, domain: str, n_truths: int, n_actions: int
+    user: User,
+    *,
+    model: str,
+    domain: str,
+    n_truths: int,
+    n_actions: int,
+    kind: str = ModelEntry.Kind.MODEL,
 ) -> RankedGame:
     """Start the model's next ranked game and open its session for ``user``.
 
@@ -167,7 +179,7 @@ def do_start_ranked_game(
         user, model=model, domain=domain, n_truths=n_truths, n_actions=n_actions
     )
     try:
-        entry = get_or_create_model(request.model_name, user=user)
+        entry = get_or_create_model(request.model_name, user=user, kind=kind)
     except SubmissionError as error:
         raise NotYours(str(error)) from None
     _check_room(request, entry)

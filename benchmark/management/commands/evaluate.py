@@ -70,6 +70,14 @@ class Command(BaseCommand):
             "--no-submit", action="store_true", help="do not submit to the leaderboard"
         )
         parser.add_argument(
+            "--ranked",
+            action="store_true",
+            help="play the model's ranked games of the live round instead of the stored "
+            "instances: each game on an instance generated for it alone, every move through "
+            "the session service, each result a verified board entry (--runs and --no-submit "
+            "do not apply; the round sets the number of games)",
+        )
+        parser.add_argument(
             "--user",
             help="submit in this user's name (default: the oldest active superuser)",
         )
@@ -89,9 +97,10 @@ class Command(BaseCommand):
             timeout=options["timeout"],
             seed=options["seed"],
             params=_params(options["param"]),
-            submit=not options["no_submit"],
+            submit=not options["no_submit"] and not options["ranked"],
+            ranked=options["ranked"],
         )
-        user = _user(options["user"], needed=spec.submit)
+        user = _user(options["user"], needed=spec.submit or spec.ranked)
         out = options["out"]
         if out and not options["resume"] and Path(out).exists() and Path(out).stat().st_size:
             raise CommandError(f"{out} already exists: pass --resume to continue it, or remove it")
