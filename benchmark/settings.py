@@ -187,6 +187,9 @@ CELERY_TIMEZONE = "UTC"
 # within ROUNDS_WARN_DAYS with no round prepared; a prepared round that is due is rotated
 # in automatically unless ROUNDS_AUTO_ROTATE=0.
 ROUNDS_AUTO_ROTATE = env_bool("ROUNDS_AUTO_ROTATE", True)
+# Ranked games (docs/verified-evaluation.md): how many unfinished ranked games one model may
+# have per domain and setting at once (each holds a freshly generated instance).
+RANKED_MAX_OPEN_GAMES = env_int("RANKED_MAX_OPEN_GAMES", 8)
 ROUNDS_WARN_DAYS = env_int("ROUNDS_WARN_DAYS", 14)
 # "ADMINS=ops@example.org,lead@example.org"; without it mail_admins sends nothing.
 ADMINS = [(address, address) for address in env_list("ADMINS", [])]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import markdown
@@ -32,7 +33,8 @@ def docs_page(request, page: str):
     source = DOCS_DIR / f"{page}.md"
     if not page.replace("-", "").isalnum() or not source.is_file():
         raise Http404(f"no documentation page {page!r}")
-    text = source.read_text(encoding="utf-8")
+    # Links between docs pages ("[api.md](api.md)") point at their pages here.
+    text = re.sub(r"\]\(([a-z0-9-]+)\.md\)", r"](../\1/)", source.read_text(encoding="utf-8"))
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), page)
     return render(
         request, "docs_page.html", {"title": title, "body": render_book(text), "page": page}

@@ -300,3 +300,16 @@ def test_a_prepared_rounds_instances_are_invisible_and_unplayable(orchard, resea
     run("rotate_round")
     listed = researcher.get("/api/v1/instances/", {"limit": 1000}).json()["results"]
     assert set(hidden) <= {row["id"] for row in listed}
+
+
+def test_the_board_links_a_readable_page_on_verified_evaluation(orchard):
+    board = Client().get("/leaderboard/").content.decode()
+    assert 'href="/docs/verified-evaluation/"' in board
+    page = Client().get("/docs/verified-evaluation/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<h1>Verified and self-reported results</h1>" in html
+    assert 'href="../api/"' in html
+    assert Client().get("/docs/api/").status_code == 200
+    assert Client().get("/docs/nothing-here/").status_code == 404
+    assert Client().get("/docs/..%2Fsettings/").status_code == 404
