@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from engine.analysis import domain_analysis
-from engine.models import Domain, PlaySession
+from engine.models import Domain, Instance, PlaySession
 from leaderboard.structure import structure_by_setting
 from leaderboard.views import PLOTLY_JS_VERSION
 
@@ -49,10 +49,12 @@ def continue_url_for(user) -> str:
 
 
 def _domains_with_counts():
+    # Ranked games' instances are one player's alone: not counted as the domain's tasks.
+    stored = ~Q(instances__source=Instance.Source.RANKED)
     return Domain.objects.annotate(
-        easy=Count("instances", filter=Q(instances__n_truths=4, instances__n_actions=6)),
-        hard=Count("instances", filter=Q(instances__n_truths=12, instances__n_actions=16)),
-        total=Count("instances"),
+        easy=Count("instances", filter=stored & Q(instances__n_truths=4, instances__n_actions=6)),
+        hard=Count("instances", filter=stored & Q(instances__n_truths=12, instances__n_actions=16)),
+        total=Count("instances", filter=stored),
     )
 
 

@@ -18,6 +18,7 @@ from engine import sessions
 from engine.models import Domain, Instance, PlaySession
 from humanstudy.models import Participant, StudySettings, TaskSet, TaskSetItem
 from humanstudy.scoring import QualityThresholds, StudyMove, StudyTask, pay, quality_problems
+from leaderboard.access import playable_instances
 
 STUDY_DOMAINS = ("chemical", "education", "fantasy", "medical", "music")
 
@@ -53,10 +54,18 @@ def build_task_sets(count: int, *, seed: int | None = None) -> list[TaskSet]:
     used = set(TaskSetItem.objects.values_list("instance_id", flat=True))
     for name in names:
         for n_truths, n_actions in settings:
+            # Never a ranked game's instance, nor a round's: a round keeps its answers
+            # secret, and a study task must show its answer when it ends.
             ids = list(
-                Instance.objects.filter(
-                    domain__name=name, n_truths=n_truths, n_actions=n_actions, n_valid=1
-                ).values_list("id", flat=True)
+                playable_instances()
+                .filter(
+                    domain__name=name,
+                    n_truths=n_truths,
+                    n_actions=n_actions,
+                    n_valid=1,
+                    rounds__isnull=True,
+                )
+                .values_list("id", flat=True)
             )
             if not ids:
                 raise StudyError(
