@@ -187,6 +187,8 @@ CELERY_TIMEZONE = "UTC"
 # within ROUNDS_WARN_DAYS with no round prepared; a prepared round that is due is rotated
 # in automatically unless ROUNDS_AUTO_ROTATE=0.
 ROUNDS_AUTO_ROTATE = env_bool("ROUNDS_AUTO_ROTATE", True)
+# The largest results file accepted (bytes); a larger upload is refused before it is read.
+SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)
 # Ranked games (docs/verified-evaluation.md): how many unfinished ranked games one model may
 # have per domain and setting at once (each holds a freshly generated instance).
 RANKED_MAX_OPEN_GAMES = env_int("RANKED_MAX_OPEN_GAMES", 8)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 
 from engine.models import Domain, Instance
@@ -36,6 +37,9 @@ LARGE_NATIVE_LINES = LARGE_SUBMISSION
 LARGE_KUMO_LINES = LARGE_SUBMISSION // 5
 
 METADATA_FIELDS = ("provider", "parameter_count", "reasoning", "release_date")
+
+
+logger = logging.getLogger(__name__)
 
 
 class SubmissionError(Exception):
@@ -228,6 +232,23 @@ def process_submission(submission_id: int) -> Submission | None:
         return _fail(submission, error.problems)
     except (OSError, UnicodeDecodeError) as error:
         return _fail(submission, [f"cannot read the file: {error}"])
+    try:
+        _store(submission, rows)
+    except DatabaseError as error:
+        # Never leave a submission "processing": say why, and let a resend try again.
+        logger.exception("submission %s could not be stored", submission.pk)
+        return _fail(
+            submission,
+            [
+                f"the scores could not be stored ({error.__class__.__name__}); send the file "
+                "again to retry"
+            ],
+        )
+    queue_recompute()
+    return submission
+
+
+def _store(submission: Submission, rows: list[Trajectory]) -> None:
     with transaction.atomic():
         # The newest scored file for a model, domain and setting is the one that counts
         # (verified and self-reported files apart; ranked games are never replaced).
@@ -243,8 +264,6 @@ def process_submission(submission_id: int) -> Submission | None:
         mark_stale(
             submission.model_id, submission.domain_id, submission.n_truths, submission.n_actions
         )
-    queue_recompute()
-    return submission
 
 
 def queue_recompute() -> None:

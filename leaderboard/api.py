@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -48,6 +49,7 @@ class SubmissionList(APIView):
             200: SubmissionSerializer,
             400: ErrorSerializer,
             403: ErrorSerializer,
+            413: ErrorSerializer,
             422: SubmissionRefusedSerializer,
         },
         description="Upload one results file (one domain, one setting). It is re-scored "
@@ -57,6 +59,16 @@ class SubmissionList(APIView):
         "trajectories or more are scored in the background: poll the submission.",
     )
     def post(self, request):
+        # Refuse an oversized upload before reading it (a proxy should cap it too).
+        declared = request.META.get("CONTENT_LENGTH") or "0"
+        if declared.isdigit() and int(declared) > settings.SUBMISSION_MAX_BYTES + 1_000_000:
+            return Response(
+                {
+                    "error": f"the upload is {int(declared):,} bytes; the limit is "
+                    f"{settings.SUBMISSION_MAX_BYTES:,} bytes (SUBMISSION_MAX_BYTES)"
+                },
+                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            )
         form = SubmissionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data

@@ -51,10 +51,61 @@ class ScoredTrajectory:
     extra: dict = field(default_factory=dict)
 
 
+# Bounds of what a file may hold, so that every value fits its database column (a 32-bit
+# integer, a 500-character name) and nothing can strand a submission half-scored.
+MAX_COUNT = 2**31 - 1
+MAX_SEED = 2**63 - 1
+MAX_NAME = 500
+MAX_MOVES = 1_000
+MAX_LINE_BYTES = 1_000_000
+
+
 def _non_negative_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{what} must be a non-negative integer")
+    if value > MAX_COUNT:
+        raise ValueError(f"{what} must be at most {MAX_COUNT:,}, got {value}")
     return value
+
+
+def _seed(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("'seed' must be an integer")
+    if not -MAX_SEED <= value <= MAX_SEED:
+        raise ValueError(f"'seed' must fit in 64 bits, got {value}")
+    return value
+
+
+def _name(value: str, what: str) -> str:
+    """A move's name as sent: bounded, and storable in any database (no NUL character,
+    no unpaired surrogate, which PostgreSQL and UTF-8 refuse)."""
+    if len(value) > MAX_NAME:
+        raise ValueError(f"{what} is longer than {MAX_NAME} characters")
+    if "\x00" in value:
+        raise ValueError(f"{what} holds a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{what} holds an unpaired surrogate (not valid Unicode)") from None
+    return value
+
+
+def _moves(values: list, what: str) -> list[str]:
+    if len(values) > MAX_MOVES:
+        raise ValueError(f"{what} holds more than {MAX_MOVES} moves")
+    return [_name(value, f"{what} entry {i + 1}") for i, value in enumerate(values)]
+
+
+def _load_line(line: str) -> object:
+    """One JSON line, or ``ValueError`` saying why not (too long, not JSON, too deep)."""
+    if len(line) > MAX_LINE_BYTES:
+        raise ValueError(f"the line is longer than {MAX_LINE_BYTES:,} characters")
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
 
 
 def parse_native(lines: Iterable[str]) -> list[ParsedTrajectory]:
@@ -65,12 +116,10 @@ def parse_native(lines: Iterable[str]) -> list[ParsedTrajectory]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = _load_line(line)
             if not isinstance(data, dict):
                 raise ValueError("expected a JSON object")
             parsed.append(_native_record(number, data))
-        except json.JSONDecodeError as error:
-            problems.append(f"line {number}: not valid JSON ({error.msg})")
         except (ValueError, TypeError) as error:
             problems.append(f"line {number}: {error}")
     return _finish(parsed, problems)
@@ -79,9 +128,7 @@ def parse_native(lines: Iterable[str]) -> list[ParsedTrajectory]:
 def _native_record(number: int, data: Mapping) -> ParsedTrajectory:
     if "seed" not in data:
         raise ValueError("missing 'seed'")
-    seed = data["seed"]
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError("'seed' must be an integer")
+    seed = _seed(data["seed"])
     actions = data.get("actions")
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise ValueError("'actions' must be a list of action names")
@@ -90,6 +137,8 @@ def _native_record(number: int, data: Mapping) -> ParsedTrajectory:
     answer = data["answer"]
     if answer is not None and not isinstance(answer, str):
         raise ValueError("'answer' must be a truth name or null")
+    if answer is not None:
+        answer = _name(answer, "'answer'")
     tokens = data.get("tokens") or {}
     if not isinstance(tokens, Mapping):
         raise ValueError("'tokens' must be an object")
@@ -106,7 +155,7 @@ def _native_record(number: int, data: Mapping) -> ParsedTrajectory:
         line=number,
         seed=seed,
         run=_non_negative_int(data.get("run", 0), "'run'"),
-        actions=list(actions),
+        actions=_moves(actions, "'actions'"),
         answer=answer,
         prompt_tokens=_non_negative_int(tokens.get("prompt", 0), "'tokens.prompt'"),
         completion_tokens=_non_negative_int(tokens.get("completion", 0), "'tokens.completion'"),
@@ -129,22 +178,19 @@ def parse_kumo(lines: Iterable[str]) -> list[ParsedTrajectory]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = _load_line(line)
             if not isinstance(data, dict):
                 raise ValueError("expected a JSON object")
-            if (
-                "seed" not in data
-                or isinstance(data["seed"], bool)
-                or not isinstance(data["seed"], int)
-            ):
+            if "seed" not in data:
                 raise ValueError("missing or non-integer 'seed'")
+            seed = _seed(data["seed"])
             runs = data.get("trajectories")
             if not isinstance(runs, list) or not runs:
                 raise ValueError("'trajectories' must be a non-empty list")
+            if len(runs) > MAX_MOVES:
+                raise ValueError(f"'trajectories' holds more than {MAX_MOVES} runs")
             for run, record in enumerate(runs):
-                parsed.append(_kumo_run(number, data["seed"], run, record))
-        except json.JSONDecodeError as error:
-            problems.append(f"line {number}: not valid JSON ({error.msg})")
+                parsed.append(_kumo_run(number, seed, run, record))
         except (ValueError, TypeError) as error:
             problems.append(f"line {number}: {error}")
     return _finish(parsed, problems)
@@ -170,6 +216,9 @@ def _kumo_run(number: int, seed: int, run: int, record: object) -> ParsedTraject
         raise ValueError(f"run {run}: 'actions' holds something other than action names")
     if answer is not None and not isinstance(answer, str):
         raise ValueError(f"run {run}: 'predicted_truth' must be a string")
+    if answer is not None:
+        answer = _name(answer, f"run {run}: 'predicted_truth'")
+    moves = _moves(moves, f"run {run}: 'actions'")
     successful = record.get("successful")
     tokens = record.get("consumed_tokens", 0)
     return ParsedTrajectory(

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from rest_framework import serializers
 
 from leaderboard.models import BoardRow, RankedGame, Submission
@@ -13,9 +14,18 @@ class SubmissionCreateSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=Submission.Format.choices)
     file = serializers.FileField()
     provider = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    parameter_count = serializers.IntegerField(min_value=1, required=False)
+    parameter_count = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
     reasoning = serializers.BooleanField(required=False, allow_null=True, default=None)
     release_date = serializers.DateField(required=False)
+
+    def validate_file(self, value):
+        limit = settings.SUBMISSION_MAX_BYTES
+        if value.size > limit:
+            raise serializers.ValidationError(
+                f"the file is {value.size:,} bytes; the limit is {limit:,} bytes "
+                "(SUBMISSION_MAX_BYTES): split it by domain and setting"
+            )
+        return value
 
 
 class SubmissionSerializer(serializers.ModelSerializer):

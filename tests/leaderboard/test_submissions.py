@@ -248,3 +248,74 @@ def test_a_failed_recompute_does_not_fail_the_upload_and_sending_again_retries_i
     # Once the board is up to date, sending the file again changes nothing.
     upload(researcher, native_lines())
     assert Trajectory.objects.count() == 6
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"run": 2**31}, "'run' must be at most"),
+        ({"tokens": {"prompt": 2**31}}, "'tokens.prompt' must be at most"),
+        ({"parse_errors": 2**40}, "'parse_errors' must be at most"),
+        ({"claimed": {"actions_taken": 2**31}}, "'claimed.actions_taken' must be at most"),
+        ({"answer": "x" * 501}, "'answer' is longer than 500 characters"),
+        ({"answer": "Aphid\x00"}, "'answer' holds a NUL character"),
+        ({"answer": "\ud800"}, "'answer' holds an unpaired surrogate"),
+        ({"actions": ["\x00"]}, "'actions' entry 1 holds a NUL character"),
+        ({"actions": ["a"] * 1001}, "'actions' holds more than 1000 moves"),
+        ({"seed": 2**64}, "'seed' must fit in 64 bits"),
+    ],
+)
+def test_values_that_fit_no_column_are_refused_by_line_and_nothing_is_stuck(
+    researcher, change, problem
+):
+    lines = native_lines()
+    lines[1] = {**lines[1], **change}
+    response = upload(researcher, lines)
+    assert response.status_code == 422, response.content
+    assert any(e.startswith("line 2:") and problem in e for e in response.json()["errors"])
+    assert not Submission.objects.exclude(status=Submission.Status.FAILED).exists()
+    assert not Trajectory.objects.exists()
+    # The corrected file is then scored (a resend is a new try).
+    assert upload(researcher, native_lines()).status_code == 201
+
+
+def test_deeply_nested_json_is_refused_not_crashed_on(researcher):
+    lines = [json.dumps(line) for line in native_lines()]
+    lines[2] = lines[2][:-1] + ', "turns": ' + _nested(100_000) + "}"
+    content = ("\n".join(lines) + "\n").encode()
+    response = researcher.post(
+        "/api/v1/submissions/",
+        {
+            "model": "m",
+            "domain": "orchard",
+            "truths": 5,
+            "actions": 4,
+            "format": "native",
+            "file": SimpleUploadedFile("r.jsonl", content),
+        },
+        format="multipart",
+    )
+    assert response.status_code == 422
+    assert "line 3: the JSON is nested too deeply" in response.json()["errors"]
+    assert Submission.objects.get().status == Submission.Status.FAILED
+
+
+def test_a_huge_parameter_count_is_refused_before_anything_is_stored(researcher):
+    response = upload(researcher, native_lines(), parameter_count=10**20)
+    assert response.status_code == 400 and "parameter_count" in response.json()
+    assert not Submission.objects.exists()
+    from leaderboard.models import ModelEntry
+
+    assert not ModelEntry.objects.exists()
+
+
+def test_an_oversized_file_is_refused(researcher, settings):
+    settings.SUBMISSION_MAX_BYTES = 1_000
+    response = upload(researcher, native_lines() * 10)
+    assert response.status_code == 400
+    assert "the limit is 1,000 bytes" in response.json()["file"][0]
+    assert not Submission.objects.exists()
