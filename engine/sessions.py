@@ -16,6 +16,7 @@ The browser (websocket consumer), the HTTP API, the benchmark runner and tests a
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from asgiref.sync import async_to_sync
@@ -29,6 +30,8 @@ from engine.core.game import Game, GameOver, GameResult, InvalidMove
 from engine.core.metrics import canonical_action_count, relative_action_count
 from engine.core.types import Observation
 from engine.models import Instance, PlaySession, PlayStep
+
+logger = logging.getLogger(__name__)
 
 # Sent inside the finishing transaction with ``session`` (a locked, updated PlaySession)
 # and ``actions`` (the names of its accepted information actions, in order).
@@ -146,7 +149,7 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
         session.save(update_fields=fields)
         if game.finished:
             session_finished.send(PlaySession, session=session, actions=_action_names(game))
-        transaction.on_commit(lambda: notify(session.pk))
+        transaction.on_commit(lambda: notify(session.pk), robust=True)
     return MoveOutcome(
         session=session,
         step=step,
@@ -184,17 +187,26 @@ def abandon(session_id: int) -> PlaySession | None:
         session.actions_taken = game.actions_taken
         session.save(update_fields=["finished_at", "answer", "correct", "actions_taken"])
         session_finished.send(PlaySession, session=session, actions=_action_names(game))
-        transaction.on_commit(lambda: notify(session.pk))
+        transaction.on_commit(lambda: notify(session.pk), robust=True)
     return session
 
 
 def notify(session_id: int) -> None:
-    """Tell every websocket watching this session to send its (re-read) state."""
+    """Tell every websocket watching this session to send its (re-read) state.
+
+    Best effort: the move is committed by now and is the truth; if the channel layer
+    (Redis) is unreachable, the mover still gets its answer and a watching page catches
+    up when its socket reconnects (it is sent the state on connect).
+    """
     layer = get_channel_layer()
-    if layer is not None:
+    if layer is None:
+        return
+    try:
         async_to_sync(layer.group_send)(
             group_name(session_id), {"type": "session.changed", "session": session_id}
         )
+    except Exception:
+        logger.warning("live update of session %s not sent", session_id, exc_info=True)
 
 
 def answer_is_secret(session: PlaySession) -> bool:
