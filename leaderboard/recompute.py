@@ -21,7 +21,6 @@ import pandas as pd
 from django.db import connection, transaction
 from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from django.utils import timezone
-from scipy import stats
 
 from engine.models import PlaySession
 from leaderboard.models import (
@@ -373,6 +372,10 @@ def recompute_correlations() -> int:
     )
     now = timezone.now()
     rows = []
+    # Imported here: scipy.stats takes about half a second to import, which every command
+    # and process start would pay for a function few of them run.
+    from scipy.stats import pearsonr
+
     if not scores.empty and not board.empty:
         merged = board.merge(scores, on="model_id")
         for (benchmark_id, n_truths, n_actions), group in merged.groupby(
@@ -381,7 +384,7 @@ def recompute_correlations() -> int:
             for metric in CORRELATED_METRICS:
                 r = p = None
                 if len(group) >= 3 and group[metric].nunique() > 1 and group["score"].nunique() > 1:
-                    result = stats.pearsonr(group[metric], group["score"])
+                    result = pearsonr(group[metric], group["score"])
                     r, p = float(result.statistic), float(result.pvalue)
                 rows.append(
                     CorrelationRow(

@@ -38,7 +38,6 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
-from scipy.stats import chi2_contingency
 
 from engine.core.domain_io import validate_domain
 from engine.core.types import Action, Domain, State
@@ -445,6 +444,10 @@ def independence_test(pairs: Iterable[tuple[Hashable, Hashable]]) -> Independenc
             which.append("every task has the same outcome")
         return _undefined(**shape, note="not enough variation: " + " and ".join(which))
     table = [[counts.get((row, column), 0) for column in column_keys] for row in row_keys]
+    # Imported here: scipy.stats takes about half a second to import, and every process
+    # (commands, web workers) imports this module while few ever run the test.
+    from scipy.stats import chi2_contingency
+
     result = chi2_contingency(table, correction=False)
     statistic = float(result.statistic)
     expected = result.expected_freq
