@@ -132,7 +132,26 @@ ASGI_APPLICATION = "benchmark.asgi.application"
 
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+        "DATABASE_POOL", True
+    ):
+        # A bounded pool per process (psycopg_pool): requests wait up to the timeout for a
+        # free connection instead of opening one each until PostgreSQL refuses. Size it so
+        # that processes x DATABASE_POOL_MAX stays below the server's max_connections.
+        # Pooled connections are returned after each request, so CONN_MAX_AGE stays 0.
+        # CONN_HEALTH_CHECKS: each connection is checked when taken from the pool, so one
+        # the server dropped (a restart, a terminated backend) is replaced instead of
+        # failing a request.
+        DATABASES["default"]["CONN_MAX_AGE"] = 0
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": env_int("DATABASE_POOL_MIN", 1),
+            "max_size": env_int("DATABASE_POOL_MAX", 10),
+            "timeout": env_float("DATABASE_POOL_TIMEOUT", 10.0),
+        }
+    else:
+        DATABASES["default"]["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 60)
 else:
     DATABASES = {
         "default": {
@@ -162,11 +181,26 @@ else:
     }
 
 REDIS_URL = env_str("REDIS_URL")
+# The channel layer blocks up to 5 s on Redis for each receive (channels_redis'
+# brpop_timeout), so a socket timeout must be longer: redis-py 8 defaults to 5 s, which
+# raced it and closed every idle play websocket (1011) after about 5 s.
+REDIS_SOCKET_TIMEOUT = env_float("REDIS_SOCKET_TIMEOUT", 30.0)
+if REDIS_SOCKET_TIMEOUT <= 5:
+    raise ImproperlyConfigured("REDIS_SOCKET_TIMEOUT must be over 5 s (the layer blocks 5 s)")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                        "socket_connect_timeout": 5,
+                        "health_check_interval": 30,
+                    }
+                ]
+            },
         }
     }
 else:
@@ -178,7 +212,16 @@ CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", REDIS_URL) or None
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_BROKER_URL = CELERY_BROKER_URL or "memory://"
-CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+# django-celery-beat's scheduler, retrying a tick when the database fails for a moment
+# instead of exiting (benchmark/schedulers.py).
+CELERY_BEAT_SCHEDULER = "benchmark.schedulers:ResilientDatabaseScheduler"
+# The worker heartbeat behind /health/ (benchmark/health.py): beat sends it this often, and
+# the check fails when the last one is older than HEARTBEAT_STALE_SECONDS.
+HEARTBEAT_SECONDS = env_float("HEARTBEAT_SECONDS", 30.0)
+HEARTBEAT_STALE_SECONDS = env_float("HEARTBEAT_STALE_SECONDS", 120.0)
+CELERY_BEAT_SCHEDULE = {
+    "worker heartbeat": {"task": "benchmark.heartbeat", "schedule": HEARTBEAT_SECONDS}
+}
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
@@ -259,9 +302,16 @@ SPECTACULAR_SETTINGS = {
 }
 
 if not DEBUG:
+    # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (docs: README, Production).
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    # The health check is probed over plain HTTP by the process supervisor.
+    SECURE_REDIRECT_EXEMPT = [r"^health/$"]
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 
 # The authoring LLM (docs/domain-authoring.md): proposes domains, writes seed configs and
 # knowledge books. Unset base URL = no authoring LLM; everything else works without one.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from benchmark import actions
+from benchmark import actions, health
 
 
 @shared_task(name="benchmark.run_evaluation")
@@ -13,3 +13,9 @@ def run_evaluation_task(run_id: int) -> str:
     run started elsewhere) is left alone."""
     run = actions.do_run_evaluation(run_id)
     return run.status if run is not None else "already claimed"
+
+
+@shared_task(name="benchmark.heartbeat", ignore_result=True)
+def heartbeat_task() -> float:
+    """Beat sends it every HEARTBEAT_SECONDS; /health/ checks that a worker ran it lately."""
+    return health.record_heartbeat()

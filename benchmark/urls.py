@@ -4,11 +4,13 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from benchmark import health
 from engine import views as engine_views
 
 urlpatterns = [
     path("", engine_views.home, name="home"),
     path("admin/", admin.site.urls),
+    path("health/", health.health, name="health"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/", include("engine.api_urls")),
     path("api/v1/", include("leaderboard.api_urls")),

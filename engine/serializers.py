@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from engine.core.game import display_order
@@ -27,6 +29,7 @@ class InstanceSerializer(serializers.ModelSerializer):
         return list(display_order(obj.actions))
 
 
+@extend_schema_field(OpenApiTypes.INT)
 class PlayableInstanceField(serializers.PrimaryKeyRelatedField):
     """An instance the caller may play: not a ranked game's, not in a round not live yet.
     Any other id gets the same answer as one that does not exist."""
