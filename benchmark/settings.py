@@ -220,7 +220,11 @@ CELERY_BEAT_SCHEDULER = "benchmark.schedulers:ResilientDatabaseScheduler"
 HEARTBEAT_SECONDS = env_float("HEARTBEAT_SECONDS", 30.0)
 HEARTBEAT_STALE_SECONDS = env_float("HEARTBEAT_STALE_SECONDS", 120.0)
 CELERY_BEAT_SCHEDULE = {
-    "worker heartbeat": {"task": "benchmark.heartbeat", "schedule": HEARTBEAT_SECONDS}
+    "worker heartbeat": {"task": "benchmark.heartbeat", "schedule": HEARTBEAT_SECONDS},
+    "requeue stalled submissions": {
+        "task": "leaderboard.requeue_stalled_submissions",
+        "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
+    },
 }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -230,6 +234,11 @@ CELERY_TIMEZONE = "UTC"
 # within ROUNDS_WARN_DAYS with no round prepared; a prepared round that is due is rotated
 # in automatically unless ROUNDS_AUTO_ROTATE=0.
 ROUNDS_AUTO_ROTATE = env_bool("ROUNDS_AUTO_ROTATE", True)
+# Scoring a submission is a job with a lease (leaderboard.actions.process_submission): a try
+# whose worker died is taken over once its lease expires; after the attempts it fails.
+SUBMISSION_LEASE_SECONDS = env_int("SUBMISSION_LEASE_SECONDS", 900)
+SUBMISSION_MAX_ATTEMPTS = env_int("SUBMISSION_MAX_ATTEMPTS", 3)
+SUBMISSION_PENDING_GRACE_SECONDS = env_int("SUBMISSION_PENDING_GRACE_SECONDS", 120)
 # The largest results file accepted (bytes); a larger upload is refused before it is read.
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)
 # Ranked games (docs/verified-evaluation.md): how many unfinished ranked games one model may

@@ -11,11 +11,14 @@ import hashlib
 import io
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import DatabaseError, IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from engine.models import Domain, Instance
@@ -213,20 +216,46 @@ def submit_results(
 def process_submission(submission_id: int) -> Submission | None:
     """Parse, replay and store every trajectory of a submission, all or nothing.
 
-    Claims the submission with a conditional update, so a job delivered twice does the
-    work once. A malformed line fails the whole submission with every problem listed.
+    1. Claim it with a conditional update: a pending submission, or one whose earlier try
+       holds an expired lease (its worker died). A job delivered twice does the work once.
+    2. After ``SUBMISSION_MAX_ATTEMPTS`` tries it fails for good, saying so.
+    3. Parse and score; a malformed line fails the whole submission with every problem.
+    4. Store the rows only if this try still holds the submission (a try that outlived its
+       lease and was taken over stores nothing), in one transaction.
     """
-    claimed = Submission.objects.filter(pk=submission_id, status=Submission.Status.PENDING).update(
-        status=Submission.Status.PROCESSING
+    now = timezone.now()
+    lease = timedelta(seconds=settings.SUBMISSION_LEASE_SECONDS)
+    claimed = (
+        Submission.objects.filter(pk=submission_id)
+        .filter(
+            Q(status=Submission.Status.PENDING)
+            | Q(status=Submission.Status.PROCESSING, lease_expires_at__lt=now)
+        )
+        .update(
+            status=Submission.Status.PROCESSING,
+            attempts=F("attempts") + 1,
+            started_at=now,
+            lease_expires_at=now + lease,
+        )
     )
     if not claimed:
         return None
     submission = Submission.objects.select_related("domain", "model").get(pk=submission_id)
+    if submission.attempts > settings.SUBMISSION_MAX_ATTEMPTS:
+        return _fail(
+            submission,
+            [
+                f"scoring was tried {submission.attempts - 1} times and never finished (the "
+                "worker stopped each time); retry it, or send the file again"
+            ],
+        )
     try:
         with submission.file.open("rb") as handle:
-            text = io.TextIOWrapper(handle, encoding="utf-8").read()
+            text = io.TextIOWrapper(handle, encoding="utf-8", newline="").read()
         parser = parse_kumo if submission.format == Submission.Format.KUMO else parse_native
-        parsed = parser(text.splitlines())
+        # Lines end at "\n" only: JSON strings may hold U+2028, U+0085 and the like, which
+        # str.splitlines() would split on.
+        parsed = parser(text.split("\n"))
         rows = _score_all(submission, parsed)
     except ResultsError as error:
         return _fail(submission, error.problems)
@@ -234,6 +263,9 @@ def process_submission(submission_id: int) -> Submission | None:
         return _fail(submission, [f"cannot read the file: {error}"])
     try:
         _store(submission, rows)
+    except LeaseLost:
+        logger.warning("submission %s: this try lost its lease; nothing stored", submission.pk)
+        return None
     except DatabaseError as error:
         # Never leave a submission "processing": say why, and let a resend try again.
         logger.exception("submission %s could not be stored", submission.pk)
@@ -250,6 +282,17 @@ def process_submission(submission_id: int) -> Submission | None:
 
 def _store(submission: Submission, rows: list[Trajectory]) -> None:
     with transaction.atomic():
+        still_ours = (
+            Submission.objects.select_for_update()
+            .filter(
+                pk=submission.pk,
+                status=Submission.Status.PROCESSING,
+                attempts=submission.attempts,
+            )
+            .exists()
+        )
+        if not still_ours:
+            raise LeaseLost(f"submission {submission.pk} was taken over by a later try")
         # The newest scored file for a model, domain and setting is the one that counts
         # (verified and self-reported files apart; ranked games are never replaced).
         _group_files(submission).filter(active=True).update(active=False)
@@ -258,8 +301,15 @@ def _store(submission: Submission, rows: list[Trajectory]) -> None:
         submission.trajectory_count = len(rows)
         submission.disagreements = sum(1 for row in rows if row.disagrees)
         submission.finished_at = timezone.now()
+        submission.lease_expires_at = None
         submission.save(
-            update_fields=["status", "trajectory_count", "disagreements", "finished_at"]
+            update_fields=[
+                "status",
+                "trajectory_count",
+                "disagreements",
+                "finished_at",
+                "lease_expires_at",
+            ]
         )
         mark_stale(
             submission.model_id, submission.domain_id, submission.n_truths, submission.n_actions
@@ -279,10 +329,63 @@ def queue_recompute() -> None:
 
 
 def _fail(submission: Submission, problems: list[str]) -> Submission:
-    submission.status = Submission.Status.FAILED
-    submission.errors = problems[:1000]
-    submission.finished_at = timezone.now()
-    submission.save(update_fields=["status", "errors", "finished_at"])
+    """Fail this try for good (only if it still holds the submission)."""
+    Submission.objects.filter(
+        pk=submission.pk, status=Submission.Status.PROCESSING, attempts=submission.attempts
+    ).update(
+        status=Submission.Status.FAILED,
+        errors=problems[:1000],
+        finished_at=timezone.now(),
+        lease_expires_at=None,
+    )
+    submission.refresh_from_db()
+    return submission
+
+
+class LeaseLost(Exception):
+    """This try's lease expired and a later try took the submission over."""
+
+
+def requeue_stalled_submissions() -> list[int]:
+    """Queue again every submission whose scoring stalled (run by beat every minute).
+
+    A submission processing past its lease lost its worker; one pending for longer than
+    ``SUBMISSION_PENDING_GRACE_SECONDS`` lost its queued job (a broker restart). Queueing
+    twice is harmless: only one try can claim it. Returns the ids queued.
+    """
+    from leaderboard.tasks import process_submission_task
+
+    now = timezone.now()
+    grace = timedelta(seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS)
+    stalled = list(
+        Submission.objects.filter(
+            Q(status=Submission.Status.PROCESSING, lease_expires_at__lt=now)
+            | Q(status=Submission.Status.PENDING, created_at__lt=now - grace)
+        ).values_list("pk", flat=True)
+    )
+    for submission_id in stalled:
+        logger.warning("submission %s stalled; queued again", submission_id)
+        process_submission_task.delay(submission_id)
+    return stalled
+
+
+def do_retry(submission_id: int, user: User) -> Submission:
+    """Score a failed submission again (its owner or staff): a new try from the file."""
+    mine = Q() if user.is_staff else Q(submitter=user)
+    submission = Submission.objects.filter(mine, pk=submission_id).first()
+    if submission is None:
+        raise Submission.DoesNotExist(f"no submission {submission_id} of yours")
+    changed = Submission.objects.filter(pk=submission.pk, status=Submission.Status.FAILED).update(
+        status=Submission.Status.PENDING, errors=[], finished_at=None, attempts=0
+    )
+    if not changed:
+        raise SubmissionError(
+            f"only a failed submission can be retried; this one is {submission.status}"
+        )
+    from leaderboard.tasks import process_submission_task
+
+    transaction.on_commit(lambda: process_submission_task.delay(submission.pk))
+    submission.refresh_from_db()
     return submission
 
 

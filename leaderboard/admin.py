@@ -34,7 +34,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from engine.models import Domain
-from leaderboard import recompute, rounds
+from leaderboard import actions, recompute, rounds
 from leaderboard.models import (
     BoardRow,
     CorrelationRow,
@@ -186,7 +186,9 @@ class SubmissionAdmin(ReadOnlyAdmin):
         "domain",
         "setting",
         "format",
+        "verified",
         "status",
+        "attempts",
         "trajectory_count",
         "disagreements",
         "error_count",
@@ -194,7 +196,16 @@ class SubmissionAdmin(ReadOnlyAdmin):
         "created_at",
         "finished_at",
     )
-    list_filter = ("status", "format", "model__kind", "domain", "n_truths", "n_actions")
+    list_filter = (
+        "status",
+        "verified",
+        "format",
+        "model__kind",
+        "domain",
+        "n_truths",
+        "n_actions",
+    )
+    actions = ["retry_failed"]
     search_fields = ("model__name", "sha256", "submitter__username")
     list_select_related = ("model", "domain")
     date_hierarchy = "created_at"
@@ -205,12 +216,17 @@ class SubmissionAdmin(ReadOnlyAdmin):
             "Scoring",
             {
                 "fields": (
+                    "verified",
                     "status",
+                    "attempts",
                     "trajectory_count",
                     "disagreements",
                     "errors_pretty",
                     "created_at",
+                    "started_at",
+                    "lease_expires_at",
                     "finished_at",
+                    "withdrawn_at",
                 )
             },
         ),
@@ -220,6 +236,18 @@ class SubmissionAdmin(ReadOnlyAdmin):
     @admin.display(description="setting")
     def setting(self, obj: Submission) -> str:
         return _setting(obj)
+
+    @admin.action(description="Score the selected failed submissions again")
+    def retry_failed(self, request, queryset):
+        retried = 0
+        for submission in queryset:
+            try:
+                actions.do_retry(submission.pk, request.user)
+                retried += 1
+            except actions.SubmissionError as error:
+                self.message_user(request, f"{submission}: {error}", messages.WARNING)
+        if retried:
+            self.message_user(request, f"{retried} submission(s) queued again.", messages.INFO)
 
     @admin.display(description="errors")
     def error_count(self, obj: Submission) -> int:

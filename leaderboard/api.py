@@ -137,6 +137,23 @@ class SubmissionWithdraw(APIView):
         return Response(SubmissionSerializer(submission).data)
 
 
+class SubmissionRetry(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: SubmissionSerializer, 404: ErrorSerializer, 409: ErrorSerializer},
+        description="Score your failed submission again from its stored file (a new try).",
+    )
+    def post(self, request, submission_id: int):
+        try:
+            actions.do_retry(submission_id, request.user)
+        except Submission.DoesNotExist:
+            return Response({"error": "no such submission of yours"}, status=404)
+        except actions.SubmissionError as error:
+            return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
+        submission = Submission.objects.select_related("model", "domain").get(pk=submission_id)
+        return Response(SubmissionSerializer(submission).data)
+
+
 class RankedGameList(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("model", str, description="only this model's games")],

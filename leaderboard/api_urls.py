@@ -10,6 +10,11 @@ urlpatterns = [
         api.SubmissionWithdraw.as_view(),
         name="api-submission-withdraw",
     ),
+    path(
+        "submissions/<int:submission_id>/retry/",
+        api.SubmissionRetry.as_view(),
+        name="api-submission-retry",
+    ),
     path("ranked-games/", api.RankedGameList.as_view(), name="api-ranked-games"),
     path("leaderboard/", api.LeaderboardList.as_view(), name="api-leaderboard"),
 ]

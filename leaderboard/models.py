@@ -105,6 +105,12 @@ class Submission(models.Model):
     errors = models.JSONField(default=list, blank=True)
     trajectory_count = models.PositiveIntegerField(default=0)
     disagreements = models.PositiveIntegerField(default=0)
+    # Scoring is a job with a lease (leaderboard.actions.process_submission): each try
+    # takes the submission until ``lease_expires_at``; a try whose worker died is taken
+    # over once the lease has expired (requeue_stalled_submissions, run by beat).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     withdrawn_at = models.DateTimeField(null=True, blank=True)

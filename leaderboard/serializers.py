@@ -48,9 +48,11 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "errors",
             "trajectory_count",
             "disagreements",
+            "attempts",
             "sha256",
             "size",
             "created_at",
+            "started_at",
             "finished_at",
             "withdrawn_at",
         ]

@@ -13,6 +13,13 @@ def process_submission_task(submission_id: int) -> str:
     return submission.status if submission else "already claimed"
 
 
+@shared_task(name="leaderboard.requeue_stalled_submissions", ignore_result=True)
+def requeue_stalled_submissions_task() -> list[int]:
+    """Beat, every minute: queue again the submissions whose worker died or whose job was
+    lost (leaderboard.actions.requeue_stalled_submissions)."""
+    return actions.requeue_stalled_submissions()
+
+
 @shared_task(name="leaderboard.recompute")
 def recompute_task(full: bool = False) -> dict:
     report = recompute.recompute(full=full)
