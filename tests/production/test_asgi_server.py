@@ -1,0 +1,127 @@
+"""The ASGI server of the production recipe (deploy/): uvicorn with several worker processes
+serving HTTP and websockets, and a worker killed under it replaced without losing anything."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from contextlib import contextmanager
+
+import pytest
+import websockets
+from django.test import Client
+
+from engine import sessions
+from engine.models import Instance, PlaySession
+from tests.production.test_stack import ROOT, child_env, wait_for
+
+pytestmark = [pytest.mark.production, pytest.mark.django_db(transaction=True)]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def uvicorn(workers: int = 2):
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "benchmark.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+            "--lifespan",
+            "off",
+            "--no-access-log",
+        ],
+        cwd=ROOT,
+        env=child_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _get(f"{base}/health/") is not None, "uvicorn to answer", limit=60)
+        yield process, base, port
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def _get(url: str) -> dict | None:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return json.loads(error.read())
+    except OSError:
+        return None
+
+
+def children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(line) for line in out.stdout.split()]
+
+
+async def play_over_websocket(port: int, session_id: int, cookie: str, action: str) -> dict:
+    headers = {"Cookie": f"sessionid={cookie}", "Origin": f"http://127.0.0.1:{port}"}
+    async with websockets.connect(
+        f"ws://127.0.0.1:{port}/ws/play/{session_id}/", additional_headers=headers
+    ) as ws:
+        first = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert first["type"] == "state" and first["state"]["steps"] == []
+        await ws.send(json.dumps({"type": "action", "action": action}))
+        while True:
+            message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if message["type"] == "state" and message["state"]["steps"]:
+                return message["state"]
+
+
+def test_uvicorn_workers_serve_http_and_websockets_and_survive_a_worker_kill(orchard, make_user):
+    user = make_user("player")
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies["sessionid"].value
+    instances = list(Instance.objects.filter(domain=orchard).order_by("seed"))
+    session, _ = sessions.start_session(user, instances[0])
+
+    with uvicorn(workers=2) as (server, base, port):
+        health = _get(f"{base}/health/")
+        assert health["checks"]["database"]["ok"] and health["checks"]["redis"]["ok"]
+        state = asyncio.run(play_over_websocket(port, session.pk, cookie, instances[0].actions[0]))
+        assert (
+            state["steps"][0]["observation"] == instances[0].observations[instances[0].actions[0]]
+        )
+
+        # Kill one worker process outright: the server replaces it and keeps answering.
+        workers = children(server.pid)
+        assert len(workers) >= 2
+        os.kill(workers[0], signal.SIGKILL)
+        wait_for(lambda: len(set(children(server.pid)) - {workers[0]}) >= 2, "a new worker")
+        answered = [_get(f"{base}/health/") for _ in range(20)]
+        assert all(body is not None and body["checks"]["database"]["ok"] for body in answered)
+        second, _ = sessions.start_session(user, instances[1])
+        state = asyncio.run(play_over_websocket(port, second.pk, cookie, instances[1].actions[0]))
+        assert state["actions_taken"] == 1
+    # Every move is in the database once: nothing lost, nothing doubled.
+    assert sorted(PlaySession.objects.values_list("actions_taken", flat=True)) == [1, 1]
