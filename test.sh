@@ -9,6 +9,19 @@ set -euo pipefail
 cd "$(dirname "$0")"
 ./start.sh --setup-only
 
+# The real-browser tests drive Debian's chromium (never a downloaded browser).
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing Debian's chromium for the browser tests"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "The browser tests need Debian's chromium: run 'sudo apt-get install chromium'" >&2
+    echo "(or run everything else: ./test.sh --ignore=tests/browser)." >&2
+    exit 1
+  fi
+fi
+
 echo "== lint: ruff check and ruff format --check (house style)"
 .venv/bin/ruff check --quiet .
 .venv/bin/ruff format --check --quiet .
