@@ -1,0 +1,548 @@
+"""Load and fault runs of the production stack, on this machine only (127.0.0.1).
+
+Starts the stack of the production recipe (deploy/) from scratch: a fresh PostgreSQL
+database on the local server, a redis-server of its own on a free port, uvicorn with
+``--web-workers`` processes and one Celery worker (and beat for the fault runs). Everything
+it starts is stopped at the end, and the database dropped. Every loop is bounded in count
+and time.
+
+    .venv/bin/python benchmarks/production_load.py load --players 500 --think 5 --duration 60
+    .venv/bin/python benchmarks/production_load.py saturate --levels 10,25,50,100
+    .venv/bin/python benchmarks/production_load.py faults
+
+``load``: every player plays Easy games one after another, a move every ``--think`` seconds
+on average (drawn 0.5-1.5x); half play over the HTTP API, half over a websocket (moves sent
+on the socket, latency = until the state showing the move arrives). Prints move latency
+p50/p95/p99 per transport, moves/s and every error.
+``saturate``: closed loops with no think time at each concurrency level: moves/s and p95.
+``faults``: kills the Celery worker while it scores a 60,000-trajectory submission, kills a
+uvicorn worker under load, restarts Redis under load; prints what was lost and how long
+recovery took.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PG = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until(check, what: str, limit: float = 60.0) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        try:
+            if check():
+                return time.monotonic() - started
+        except Exception:
+            pass
+        time.sleep(0.1)
+    raise SystemExit(f"gave up waiting for {what}")
+
+
+class Stack:
+    """The processes of the recipe, on a database and a Redis of their own."""
+
+    def __init__(self, web_workers: int) -> None:
+        self.db = f"kumo_bench_{os.getpid()}"
+        self.redis_port = free_port()
+        self.web_port = free_port()
+        self.web_workers = web_workers
+        self.media = Path(f"/tmp/kumo-bench-media-{os.getpid()}")
+        self.env = dict(
+            os.environ,
+            DATABASE_URL=f"{PG}/{self.db}",
+            REDIS_URL=f"redis://127.0.0.1:{self.redis_port}/0",
+            SECRET_KEY="benchmark-only-secret-key-" + "x" * 30,
+            DEBUG="1",
+            MEDIA_ROOT=str(self.media),
+            DATABASE_POOL_MAX="10",
+            PYTHONPATH=str(ROOT),
+            SUBMISSION_LEASE_SECONDS="5",
+            SUBMISSION_PENDING_GRACE_SECONDS="5",
+            REQUEUE_STALLED_SECONDS="1",
+            HEARTBEAT_SECONDS="1",
+        )
+        self.processes: dict[str, subprocess.Popen] = {}
+
+    def sql(self, statement: str) -> None:
+        subprocess.run(["psql", PG + "/postgres", "-qc", statement], check=True)
+
+    def start_redis(self) -> None:
+        self.processes["redis"] = subprocess.Popen(
+            [
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                str(self.redis_port),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                "/tmp",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
+        wait_until(lambda: self.redis().ping(), "redis")
+
+    def redis(self):
+        import redis
+
+        return redis.Redis(port=self.redis_port, socket_timeout=2)
+
+    def setup(self) -> None:
+        self.sql(f"CREATE DATABASE {self.db}")
+        self.media.mkdir(exist_ok=True)
+        self.start_redis()
+        self.manage("migrate", "--verbosity", "0")
+
+    def manage(self, *args: str) -> str:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+
+    def start(self, name: str, *command: str) -> None:
+        self.processes[name] = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    def start_web(self) -> None:
+        self.start(
+            "web",
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "benchmark.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.web_port),
+            "--workers",
+            str(self.web_workers),
+            "--lifespan",
+            "off",
+            "--no-access-log",
+        )
+        wait_until(lambda: _http_ok(f"{self.base}/api/v1/leaderboard/"), "uvicorn")
+
+    def start_worker(self) -> None:
+        self.start(
+            "worker",
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "benchmark",
+            "worker",
+            "--pool",
+            "solo",
+            "--loglevel",
+            "WARNING",
+        )
+
+    def start_beat(self) -> None:
+        self.start(
+            "beat",
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "benchmark",
+            "beat",
+            "--loglevel",
+            "WARNING",
+            "--schedule",
+            f"/tmp/kumo-bench-beat-{os.getpid()}",
+        )
+
+    def stop(self, name: str, sig: int = signal.SIGTERM) -> None:
+        process = self.processes.pop(name, None)
+        if process is None:
+            return
+        try:
+            os.killpg(process.pid, sig) if name != "redis" else process.send_signal(sig)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}"
+
+    def teardown(self) -> None:
+        for name in list(self.processes):
+            self.stop(name)
+        subprocess.run(["psql", PG + "/postgres", "-qc", f"DROP DATABASE IF EXISTS {self.db}"])
+        shutil.rmtree(self.media, ignore_errors=True)
+
+
+def _http_ok(url: str) -> bool:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status == 200
+
+
+@contextmanager
+def stack(web_workers: int):
+    running = Stack(web_workers)
+    try:
+        running.setup()
+        yield running
+    finally:
+        running.teardown()
+
+
+def seed_players(running: Stack, players: int, instances: int) -> list[dict]:
+    """Tasks, users, tokens and session cookies, made inside the stack's database."""
+    script = f"""
+import json
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from engine.models import Instance
+call_command("import_domain", "engine/domains/medical.json", verbosity=0)
+call_command("generate_tasks", "medical", "--truths", "4", "--actions", "6", "--count",
+             "{instances}", verbosity=0)
+ids = list(Instance.objects.order_by("seed").values_list("id", flat=True))
+out = []
+for number in range({players}):
+    user = User.objects.create_user(f"load-{{number}}")
+    client = Client()
+    client.force_login(user)
+    out.append({{"key": Token.objects.create(user=user).key,
+                "cookie": client.cookies["sessionid"].value, "instances": ids}})
+print(json.dumps(out))
+"""
+    # The last line: the commands above print their own reports first.
+    return json.loads(running.manage("shell", "-c", script).strip().splitlines()[-1])
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.latency: dict[str, list[float]] = {"http": [], "ws": []}
+        self.errors: list[str] = []
+        self.moves = 0
+
+    def report(self, seconds: float) -> None:
+        print(f"moves: {self.moves} in {seconds:.0f} s = {self.moves / seconds:.1f} moves/s")
+        for transport, values in self.latency.items():
+            if not values:
+                continue
+            cuts = statistics.quantiles(values, n=100)
+            print(
+                f"  {transport:4}: n={len(values):6}  p50 {cuts[49] * 1000:7.1f} ms  "
+                f"p95 {cuts[94] * 1000:7.1f} ms  p99 {cuts[98] * 1000:7.1f} ms"
+            )
+        print(f"errors: {len(self.errors)}")
+        for error in sorted(set(self.errors))[:10]:
+            print(f"  {self.errors.count(error)} x {error}")
+
+
+async def http_player(base, player, index, think, deadline, recorder, client):
+    headers = {"Authorization": f"Token {player['key']}"}
+    rng = random.Random(index)
+    order = player["instances"][index % len(player["instances"]) :] + player["instances"]
+    for instance_id in order:
+        if time.monotonic() >= deadline:
+            return
+        try:
+            started = await client.post(
+                f"{base}/api/v1/sessions/", json={"instance": instance_id}, headers=headers
+            )
+            if started.status_code not in (200, 201):
+                recorder.errors.append(f"start {started.status_code}")
+                continue
+            task = started.json()
+            for action in rng.sample(task["actions"], k=rng.randint(1, len(task["actions"]))):
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                if time.monotonic() >= deadline:
+                    return
+                begun = time.monotonic()
+                moved = await client.post(
+                    f"{base}/api/v1/sessions/{task['id']}/actions/",
+                    json={"action": action},
+                    headers=headers,
+                )
+                recorder.latency["http"].append(time.monotonic() - begun)
+                recorder.moves += 1
+                if moved.status_code != 200:
+                    recorder.errors.append(f"http action {moved.status_code}")
+            await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            begun = time.monotonic()
+            answered = await client.post(
+                f"{base}/api/v1/sessions/{task['id']}/answer/",
+                json={"truth": task["truths"][0]},
+                headers=headers,
+            )
+            recorder.latency["http"].append(time.monotonic() - begun)
+            recorder.moves += 1
+            if answered.status_code != 200:
+                recorder.errors.append(f"http answer {answered.status_code}")
+        except Exception as error:  # a benchmark records every failure and goes on
+            recorder.errors.append(f"http {error.__class__.__name__}")
+            await asyncio.sleep(1)
+
+
+async def ws_player(base, port, player, index, think, deadline, recorder, client):
+    import websockets
+
+    headers = {"Authorization": f"Token {player['key']}"}
+    rng = random.Random(index)
+    order = player["instances"][index % len(player["instances"]) :] + player["instances"]
+    for instance_id in order:
+        if time.monotonic() >= deadline:
+            return
+        try:
+            started = await client.post(
+                f"{base}/api/v1/sessions/", json={"instance": instance_id}, headers=headers
+            )
+            task = started.json()
+            async with websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/play/{task['id']}/",
+                additional_headers={
+                    "Cookie": f"sessionid={player['cookie']}",
+                    "Origin": f"http://127.0.0.1:{port}",
+                },
+                open_timeout=20,
+            ) as ws:
+                state = await _next_state(ws, 0)
+                moves = rng.sample(task["actions"], k=rng.randint(1, len(task["actions"])))
+                for number, action in enumerate(moves, start=1):
+                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                    if time.monotonic() >= deadline:
+                        return
+                    begun = time.monotonic()
+                    await ws.send(json.dumps({"type": "action", "action": action}))
+                    state = await _next_state(ws, number)
+                    recorder.latency["ws"].append(time.monotonic() - begun)
+                    recorder.moves += 1
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                begun = time.monotonic()
+                await ws.send(json.dumps({"type": "answer", "truth": task["truths"][0]}))
+                await _next_state(ws, len(moves) + 1)
+                recorder.latency["ws"].append(time.monotonic() - begun)
+                recorder.moves += 1
+                del state
+        except Exception as error:
+            recorder.errors.append(f"ws {error.__class__.__name__}")
+            await asyncio.sleep(1)
+
+
+async def _next_state(ws, steps: int) -> dict:
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), 30))
+        if message["type"] == "state" and len(message["state"]["steps"]) >= steps:
+            return message["state"]
+
+
+async def run_load(
+    running: Stack, players: list[dict], think: float, seconds: float, ws_share: float
+) -> Recorder:
+    import httpx
+
+    recorder = Recorder()
+    deadline = time.monotonic() + seconds
+    limits = httpx.Limits(max_connections=len(players) + 10, max_keepalive_connections=len(players))
+    async with httpx.AsyncClient(timeout=30, limits=limits) as client:
+        tasks = []
+        for index, player in enumerate(players):
+            if index < len(players) * ws_share:
+                tasks.append(
+                    ws_player(
+                        running.base,
+                        running.web_port,
+                        player,
+                        index,
+                        think,
+                        deadline,
+                        recorder,
+                        client,
+                    )
+                )
+            else:
+                tasks.append(
+                    http_player(running.base, player, index, think, deadline, recorder, client)
+                )
+        await asyncio.gather(*tasks)
+    return recorder
+
+
+def load(args) -> None:
+    with stack(args.web_workers) as running:
+        players = seed_players(running, args.players, 40)
+        running.start_web()
+        running.start_worker()
+        print(
+            f"{args.players} players, think {args.think} s, {args.duration} s, "
+            f"{args.web_workers} uvicorn workers, {args.ws_share:.0%} over websockets"
+        )
+        started = time.monotonic()
+        recorder = asyncio.run(run_load(running, players, args.think, args.duration, args.ws_share))
+        recorder.report(time.monotonic() - started)
+
+
+def saturate(args) -> None:
+    with stack(args.web_workers) as running:
+        levels = [int(level) for level in args.levels.split(",")]
+        players = seed_players(running, max(levels), 40)
+        running.start_web()
+        for level in levels:
+            print(f"-- {level} players, no think time, {args.duration} s")
+            started = time.monotonic()
+            recorder = asyncio.run(run_load(running, players[:level], 0.0, args.duration, 0.0))
+            recorder.report(time.monotonic() - started)
+
+
+def faults(args) -> None:
+    with stack(args.web_workers) as running:
+        players = seed_players(running, 100, 40)
+        running.start_web()
+        running.start_worker()
+        running.start_beat()
+        print("== 1. the Celery worker killed (SIGKILL) while scoring 60,000 trajectories")
+        submission = running.manage("shell", "-c", _SUBMIT)
+        sid = int(submission.strip().splitlines()[-1])
+        wait_until(lambda: _status(running, sid) == "processing", "scoring to start")
+        killed = time.monotonic()
+        running.stop("worker", signal.SIGKILL)
+        running.start_worker()
+        recovered = wait_until(lambda: _status(running, sid) == "done", "the submission", 300)
+        count = running.manage(
+            "shell",
+            "-c",
+            f"from leaderboard.models import Submission as S; "
+            f"print(S.objects.get(pk={sid}).trajectories.count())",
+        ).strip()
+        print(
+            f"   done {time.monotonic() - killed:.1f} s after the kill "
+            f"({recovered:.1f} s of waiting); trajectories stored: {count} of 60000"
+        )
+
+        print("== 2. a uvicorn worker killed (SIGKILL) under 100 players (think 1 s)")
+        recorder = _load_with(running, players, 1.0, 20, lambda: _kill_one_web_worker(running))
+        recorder.report(20)
+
+        print("== 3. Redis stopped for 3 s and started again under 100 players (think 1 s)")
+        recorder = _load_with(running, players, 1.0, 20, lambda: _restart_redis(running))
+        recorder.report(20)
+        moves = running.manage(
+            "shell", "-c", "from engine.models import PlayStep; print(PlayStep.objects.count())"
+        )
+        print(f"moves stored in the database after all runs: {moves.strip()}")
+
+
+_SUBMIT = """
+import json
+from django.contrib.auth.models import User
+from engine.models import Instance
+from leaderboard import actions
+user = User.objects.create_user("bench-submitter")
+lines = []
+for instance in Instance.objects.order_by("seed")[:3]:
+    for run in range(20000):
+        lines.append(json.dumps({"seed": instance.seed, "run": run, "actions": [],
+                                 "answer": instance.valid_truths[0]}))
+accepted = actions.submit_results(user, model="bench-model", domain="medical", n_truths=4,
+    n_actions=6, fmt="native", content=("\\n".join(lines) + "\\n").encode())
+print(accepted.submission.pk)
+"""
+
+
+def _status(running: Stack, sid: int) -> str:
+    return running.manage(
+        "shell",
+        "-c",
+        f"from leaderboard.models import Submission as S; print(S.objects.get(pk={sid}).status)",
+    ).strip()
+
+
+def _load_with(running, players, think, seconds, fault) -> Recorder:
+    async def scenario():
+        load_task = asyncio.create_task(run_load(running, players, think, seconds, 0.5))
+        await asyncio.sleep(seconds / 3)
+        await asyncio.get_running_loop().run_in_executor(None, fault)
+        return await load_task
+
+    return asyncio.run(scenario())
+
+
+def _kill_one_web_worker(running: Stack) -> None:
+    web = running.processes["web"]
+    out = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(web.pid)], capture_output=True, text=True
+    )
+    victim = int(out.stdout.split()[0])
+    os.kill(victim, signal.SIGKILL)
+    started = time.monotonic()
+    wait_until(
+        lambda: victim not in _children(web.pid) and len(_children(web.pid)) >= 2,
+        "a replacement worker",
+    )
+    print(f"   worker {victim} killed; replaced in {time.monotonic() - started:.1f} s")
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
+    return [int(line) for line in out.stdout.split()]
+
+
+def _restart_redis(running: Stack) -> None:
+    running.stop("redis")
+    time.sleep(3)
+    started = time.monotonic()
+    running.start_redis()
+    print(f"   Redis down 3 s; answering again {time.monotonic() - started:.1f} s after restart")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["load", "saturate", "faults"])
+    parser.add_argument("--players", type=int, default=500)
+    parser.add_argument("--think", type=float, default=5.0, help="mean seconds between moves")
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (≤ 600)")
+    parser.add_argument("--ws-share", type=float, default=0.5, help="share of websocket players")
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--levels", default="10,25,50,100")
+    args = parser.parse_args()
+    args.duration = min(args.duration, 600.0)
+    {"load": load, "saturate": saturate, "faults": faults}[args.mode](args)
+
+
+if __name__ == "__main__":
+    main()
