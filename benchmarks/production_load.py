@@ -431,40 +431,38 @@ def saturate(args) -> None:
 
 def faults(args) -> None:
     with stack(args.web_workers) as running:
-        players = seed_players(running, 100, 40)
+        # Fresh players for each load scenario: a finished session is not played again.
+        players = seed_players(running, 200, 40)
         running.start_web()
         running.start_worker()
         running.start_beat()
         print("== 1. the Celery worker killed (SIGKILL) while scoring 60,000 trajectories")
         submission = running.manage("shell", "-c", _SUBMIT)
         sid = int(submission.strip().splitlines()[-1])
-        wait_until(lambda: _status(running, sid) == "processing", "scoring to start")
+        wait_until(lambda: _status(running, sid) == "processing", "scoring to start", 120)
         killed = time.monotonic()
         running.stop("worker", signal.SIGKILL)
         running.start_worker()
         recovered = wait_until(lambda: _status(running, sid) == "done", "the submission", 300)
-        count = running.manage(
-            "shell",
-            "-c",
-            f"from leaderboard.models import Submission as S; "
-            f"print(S.objects.get(pk={sid}).trajectories.count())",
-        ).strip()
+        count = _psql(
+            running, f"SELECT count(*) FROM leaderboard_trajectory WHERE submission_id = {sid}"
+        )
         print(
             f"   done {time.monotonic() - killed:.1f} s after the kill "
             f"({recovered:.1f} s of waiting); trajectories stored: {count} of 60000"
         )
 
         print("== 2. a uvicorn worker killed (SIGKILL) under 100 players (think 1 s)")
-        recorder = _load_with(running, players, 1.0, 20, lambda: _kill_one_web_worker(running))
+        recorder = _load_with(
+            running, players[:100], 1.0, 20, lambda: _kill_one_web_worker(running)
+        )
         recorder.report(20)
 
         print("== 3. Redis stopped for 3 s and started again under 100 players (think 1 s)")
-        recorder = _load_with(running, players, 1.0, 20, lambda: _restart_redis(running))
+        recorder = _load_with(running, players[100:], 1.0, 20, lambda: _restart_redis(running))
         recorder.report(20)
-        moves = running.manage(
-            "shell", "-c", "from engine.models import PlayStep; print(PlayStep.objects.count())"
-        )
-        print(f"moves stored in the database after all runs: {moves.strip()}")
+        moves = _psql(running, "SELECT count(*) FROM engine_playstep")
+        print(f"moves stored in the database after all runs: {moves}")
 
 
 _SUBMIT = """
@@ -485,11 +483,15 @@ print(accepted.submission.pk)
 
 
 def _status(running: Stack, sid: int) -> str:
-    return running.manage(
-        "shell",
-        "-c",
-        f"from leaderboard.models import Submission as S; print(S.objects.get(pk={sid}).status)",
-    ).strip()
+    return _psql(running, f"SELECT status FROM leaderboard_submission WHERE id = {sid}")
+
+
+def _psql(running: Stack, query: str) -> str:
+    """One value from the stack's database (psql starts in milliseconds, Django does not)."""
+    out = subprocess.run(
+        ["psql", f"{PG}/{running.db}", "-Atc", query], capture_output=True, text=True, check=True
+    )
+    return out.stdout.strip()
 
 
 def _load_with(running, players, think, seconds, fault) -> Recorder:
@@ -504,10 +506,7 @@ def _load_with(running, players, think, seconds, fault) -> Recorder:
 
 def _kill_one_web_worker(running: Stack) -> None:
     web = running.processes["web"]
-    out = subprocess.run(
-        ["ps", "-o", "pid=", "--ppid", str(web.pid)], capture_output=True, text=True
-    )
-    victim = int(out.stdout.split()[0])
+    victim = _children(web.pid)[0]
     os.kill(victim, signal.SIGKILL)
     started = time.monotonic()
     wait_until(
@@ -518,8 +517,11 @@ def _kill_one_web_worker(running: Stack) -> None:
 
 
 def _children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
-    return [int(line) for line in out.stdout.split()]
+    """The server's worker processes (not multiprocessing's resource tracker beside them)."""
+    out = subprocess.run(
+        ["ps", "-ww", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True
+    )
+    return [int(line.split()[0]) for line in out.stdout.splitlines() if "spawn_main" in line]
 
 
 def _restart_redis(running: Stack) -> None:

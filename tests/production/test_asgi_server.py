@@ -79,8 +79,11 @@ def _get(url: str) -> dict | None:
 
 
 def children(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True)
-    return [int(line) for line in out.stdout.split()]
+    """The server's worker processes (not multiprocessing's resource tracker beside them)."""
+    out = subprocess.run(
+        ["ps", "-ww", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True
+    )
+    return [int(line.split()[0]) for line in out.stdout.splitlines() if "spawn_main" in line]
 
 
 async def play_over_websocket(port: int, session_id: int, cookie: str, action: str) -> dict:
