@@ -97,8 +97,11 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
     if len(sent) > 500:
         raise SessionError("that name is too long")
     with transaction.atomic():
+        # Lock the session's row only (of=self): with select_related, a bare FOR UPDATE
+        # would also lock the instance and its domain, serialising every move on a domain
+        # and deadlocking with inserts that reference the domain.
         session = (
-            PlaySession.objects.select_for_update()
+            PlaySession.objects.select_for_update(of=("self",))
             .select_related("instance__domain")
             .defer("instance__domain__data")
             .filter(pk=session_id, player=player)
@@ -172,7 +175,7 @@ def abandon(session_id: int) -> PlaySession | None:
     """
     with transaction.atomic():
         session = (
-            PlaySession.objects.select_for_update()
+            PlaySession.objects.select_for_update(of=("self",))
             .select_related("instance__domain")
             .defer("instance__domain__data")
             .filter(pk=session_id, finished_at__isnull=True)

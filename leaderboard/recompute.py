@@ -66,8 +66,30 @@ class RecomputeReport:
     correlations: int
 
 
+# Key of the PostgreSQL advisory lock that serialises recomputes (any constant of our own).
+RECOMPUTE_LOCK = 0x4B554D4F
+
+
 def recompute(*, full: bool = False) -> RecomputeReport:
-    """Recompute stale groups (or everything with ``full``), then the correlations."""
+    """Recompute stale groups (or everything with ``full``), then the correlations.
+
+    Runs one at a time: two at once (two workers, or jobs queued by many games ending
+    together) would both delete and insert the same rows. PostgreSQL serialises them with
+    an advisory lock; SQLite serialises every write transaction anyway.
+    """
+    if connection.vendor != "postgresql":
+        # One transaction here would hold SQLite's write lock (and stop every move) for the
+        # whole computation; its write transactions serialise the recomputes' writes.
+        return _recompute(full=full)
+    with transaction.atomic():
+        # Released with the transaction, whatever happens: a pooled connection must never
+        # keep it.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RECOMPUTE_LOCK])
+        return _recompute(full=full)
+
+
+def _recompute(*, full: bool) -> RecomputeReport:
     if full:
         sync_human_trajectories()
     marks = list(StaleGroup.objects.all())

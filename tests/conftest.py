@@ -182,8 +182,14 @@ def _jobs_in_process_unless_production(request):
         return
     from benchmark.celery import app
 
+    from celery.result import _set_task_join_will_block
+
     keys = ("task_always_eager", "task_eager_propagates")
     before = {key: app.conf[key] for key in keys}
     app.conf.update(dict.fromkeys(keys, True))
     yield
     app.conf.update(before)
+    # Eager tasks run from several threads at once (the ranked runner) save and restore
+    # Celery's global "inside a task" flag out of order and can leave it set, which makes
+    # a later test's result.get() refuse to run.
+    _set_task_join_will_block(False)
