@@ -180,9 +180,9 @@ def _jobs_in_process_unless_production(request):
     if request.node.get_closest_marker("production"):
         yield
         return
-    from benchmark.celery import app
-
     from celery.result import _set_task_join_will_block
+
+    from benchmark.celery import app
 
     keys = ("task_always_eager", "task_eager_propagates")
     before = {key: app.conf[key] for key in keys}
