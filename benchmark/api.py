@@ -11,13 +11,14 @@ from rest_framework.response import Response
 
 from benchmark import actions
 from benchmark.models import EvaluationRun
+from benchmark.permissions import NotStudyParticipant
 from benchmark.serializers import EvaluationRunSerializer, RunRequestSerializer
 
 
 class RunList(generics.ListAPIView):
     """Evaluation runs, newest first; POST starts one as a background job."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [NotStudyParticipant, IsAdminUser]
     serializer_class = EvaluationRunSerializer
     queryset = EvaluationRun.objects.select_related("created_by").prefetch_related("domains")
 
@@ -41,6 +42,6 @@ class RunList(generics.ListAPIView):
 class RunDetail(generics.RetrieveAPIView):
     """One run's settings, status and progress (the progress page polls this)."""
 
-    permission_classes = [IsAdminUser]
+    permission_classes = [NotStudyParticipant, IsAdminUser]
     serializer_class = EvaluationRunSerializer
     queryset = EvaluationRun.objects.select_related("created_by").prefetch_related("domains")

@@ -14,6 +14,7 @@ from channels.generic.websocket import JsonWebsocketConsumer
 
 from engine import sessions
 from engine.models import PlaySession
+from humanstudy.access import may_play
 
 
 class PlayConsumer(JsonWebsocketConsumer):
@@ -23,8 +24,9 @@ class PlayConsumer(JsonWebsocketConsumer):
         if user is None or not user.is_authenticated:
             self.close(code=4401)
             return
-        if not PlaySession.objects.filter(pk=self.session_id, player=user).exists():
-            # Same answer for "not yours" and "does not exist": nothing to learn here.
+        session = PlaySession.objects.filter(pk=self.session_id, player=user).first()
+        if session is None or not may_play(user, session.instance_id):
+            # Same answer for "not yours", "not in your task set" and "does not exist".
             self.close(code=4404)
             return
         self.group = sessions.group_name(self.session_id)

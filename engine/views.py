@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 
 from engine.analysis import domain_analysis
 from engine.models import Domain, Instance, PlaySession
+from humanstudy.access import may_play
 from leaderboard.structure import structure_by_setting
 from leaderboard.views import PLOTLY_JS_VERSION
 
@@ -95,6 +96,10 @@ def play(request, session_id: int):
         pk=session_id,
         player=request.user,
     )
+    if not may_play(request.user, session.instance_id):
+        # A study participant plays their own task set only; as for a stranger's session,
+        # the page does not say whether the session exists.
+        raise Http404("no such session")
     return render(
         request,
         "engine/play.html",

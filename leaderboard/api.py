@@ -8,10 +8,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from benchmark.permissions import PublicButNotParticipant
 from engine.core.game import display_order
 from engine.serializers import ErrorSerializer
 from leaderboard import actions, ranked
@@ -240,7 +240,7 @@ class LeaderboardList(generics.ListAPIView):
     """The public board as JSON (read from the cached rows, never computed on request)."""
 
     serializer_class = BoardRowSerializer
-    permission_classes = [AllowAny]
+    permission_classes = [PublicButNotParticipant]
     pagination_class = None
 
     def get_queryset(self):

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from django.db import connection, transaction
-from django.db.models import BooleanField, ExpressionWrapper, F, Q
+from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q
 from django.utils import timezone
 
 from engine.models import PlaySession
+from humanstudy.models import TaskSetItem
 from leaderboard.models import (
     BoardRow,
     CorrelationRow,
@@ -448,8 +449,15 @@ def sync_human_trajectories() -> int:
     humans, _ = ModelEntry.objects.get_or_create(
         name=HUMANS, defaults={"kind": ModelEntry.Kind.HUMAN, "provider": "human study"}
     )
+    # Only the study's own tasks: a selected participant's other sessions (had they any)
+    # never enter the baseline.
+    in_task_set = TaskSetItem.objects.filter(
+        task_set_id=OuterRef("player__participant__task_set_id"),
+        instance_id=OuterRef("instance_id"),
+    )
     sessions = (
         PlaySession.objects.filter(
+            Exists(in_task_set),
             player__participant__selected_for_analysis=True,
             player__participant__flagged=False,
             finished_at__isnull=False,

@@ -24,7 +24,7 @@ from rest_framework.test import APIClient
 
 from engine import sessions
 from engine.models import Instance
-from humanstudy.models import Participant
+from humanstudy.models import Participant, TaskSet, TaskSetItem
 from leaderboard.models import BoardRow, ExternalBenchmark, ModelEntry, Submission
 from leaderboard.recompute import HUMANS, recompute
 from leaderboard.views import PLOTLY_JS_VERSION
@@ -191,7 +191,10 @@ def test_the_board_page_makes_the_same_number_of_queries_for_any_number_of_rows(
 
 def test_the_human_baseline_appears_on_the_board_marked_as_humans(board):
     user = User.objects.create_user("P001", password="unused password 1")
-    participant = Participant.objects.create(user=user)
+    task_set = TaskSet.objects.create(name="set-0001")
+    for position, instance in enumerate(Instance.objects.filter(domain__name="orchard")):
+        TaskSetItem.objects.create(task_set=task_set, instance=instance, position=position)
+    participant = Participant.objects.create(user=user, task_set=task_set)
     for instance in Instance.objects.filter(domain__name="orchard"):
         session, _ = sessions.start_session(user, instance)
         sessions.take_action(session.pk, user, instance.actions[0])

@@ -1,0 +1,38 @@
+"""Who may use the HTTP API: researchers, never study participants.
+
+A study participant plays only their own task set, only in the study's pages. Their login
+(a session cookie, or a token if one was ever made for them) must open no ``/api/v1/``
+endpoint, public ones included: otherwise a participant could list and play any instance,
+learn answers, and finish their study tasks over the API.
+"""
+
+from __future__ import annotations
+
+from rest_framework.permissions import BasePermission, IsAuthenticated
+
+
+def is_study_participant(user) -> bool:
+    return bool(user and user.is_authenticated and hasattr(user, "participant"))
+
+
+class NotStudyParticipant(BasePermission):
+    message = "study participants cannot use the API; play your tasks on the study pages"
+
+    def has_permission(self, request, view) -> bool:
+        return not is_study_participant(request.user)
+
+
+class Researcher(IsAuthenticated):
+    """Authenticated, and not a study participant (the API's default)."""
+
+    message = NotStudyParticipant.message
+
+    def has_permission(self, request, view) -> bool:
+        if not super().has_permission(request, view):
+            self.message = "authentication credentials were not provided"
+            return False
+        return not is_study_participant(request.user)
+
+
+class PublicButNotParticipant(NotStudyParticipant):
+    """Anyone, signed in or not, except a study participant (public endpoints)."""

@@ -1,0 +1,114 @@
+"""A study participant's login opens the study and nothing else: no API endpoint, no game
+outside their task set, and only their task-set games enter the human baseline."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from channels.db import database_sync_to_async
+from django.contrib.auth.models import User
+from django.db import connections
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.authtoken.models import Token
+
+from engine import sessions
+from engine.models import Instance, PlaySession
+from humanstudy.models import Participant, TaskSet, TaskSetItem
+from leaderboard.models import BoardRow
+from leaderboard.recompute import HUMANS, recompute
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def participant(orchard):
+    """P001, whose task set holds the first two orchard tasks (the third is not theirs)."""
+    instances = list(Instance.objects.filter(domain=orchard).order_by("seed"))
+    task_set = TaskSet.objects.create(name="set-0001")
+    for position, instance in enumerate(instances[:2]):
+        TaskSetItem.objects.create(task_set=task_set, instance=instance, position=position)
+    user = User.objects.create_user("P001", password="a participant password")
+    Participant.objects.create(user=user, task_set=task_set)
+    client = Client()
+    client.force_login(user)
+    return user, client, instances
+
+
+def api_paths() -> list[str]:
+    """Every URL pattern under /api/v1/, from the resolver, with ids filled in."""
+    found: list[str] = []
+
+    def walk(patterns, prefix: str) -> None:
+        for pattern in patterns:
+            route = prefix + str(pattern.pattern)
+            if isinstance(pattern, URLResolver):
+                walk(pattern.url_patterns, route)
+            elif isinstance(pattern, URLPattern) and route.startswith("api/v1/"):
+                found.append("/" + re.sub(r"<(?:int:)?\w+>", "1", route))
+
+    walk(get_resolver().url_patterns, "")
+    return sorted(set(found))
+
+
+def test_a_participants_login_opens_no_api_endpoint(participant, researcher):
+    user, client, _ = participant
+    paths = api_paths()
+    assert "/api/v1/instances/" in paths and "/api/v1/leaderboard/" in paths
+    assert "/api/v1/ranked-games/" in paths and len(paths) >= 10
+    token = Token.objects.create(user=user)
+    with_token = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    for path in paths:
+        for caller in (client, with_token):
+            for method in (caller.get, caller.post):
+                response = method(path)
+                assert response.status_code == 403, (path, method, response.status_code)
+                assert "study participants cannot use the API" in response.json()["detail"]
+    # A researcher is not refused, and the public board stays public.
+    assert researcher.get("/api/v1/instances/").status_code == 200
+    assert Client().get("/api/v1/leaderboard/").status_code == 200
+
+
+def test_a_participant_plays_only_their_own_task_set_in_the_browser(participant):
+    user, client, instances = participant
+    own, _ = sessions.start_session(user, instances[0])
+    other, _ = sessions.start_session(user, instances[2])  # a session they should not have
+    assert client.get(f"/play/{own.pk}/").status_code == 200
+    assert client.get(f"/play/{other.pk}/").status_code == 404
+
+
+@pytest.mark.asyncio
+async def test_the_websocket_refuses_a_participants_game_outside_their_task_set(participant):
+    from tests.play.test_websocket import connect
+
+    user, client, instances = participant
+    own, other = await database_sync_to_async(
+        lambda: (
+            sessions.start_session(user, instances[0])[0],
+            sessions.start_session(user, instances[2])[0],
+        )
+    )()
+    cookie = client.cookies["sessionid"].value
+    try:
+        refused = connect(other.pk, cookie)
+        connected, code = await refused.connect()
+        assert not connected and code == 4404
+        allowed = connect(own.pk, cookie)
+        connected, _ = await allowed.connect()
+        assert connected
+        await allowed.disconnect()
+    finally:
+        await database_sync_to_async(connections.close_all)()
+
+
+def test_the_human_baseline_counts_only_task_set_games(participant):
+    user, _, instances = participant
+    for instance in instances:  # two task-set games and one outside the set
+        session, _ = sessions.start_session(user, instance)
+        sessions.answer(session.pk, user, instance.valid_truths[0])
+    Participant.objects.filter(user=user).update(selected_for_analysis=True)
+    recompute(full=True)
+    row = BoardRow.objects.get(model__name=HUMANS, domain__isnull=True, round__isnull=True)
+    assert row.trajectories == 2 and row.verified
+    assert PlaySession.objects.filter(player=user, finished_at__isnull=False).count() == 3
