@@ -4,13 +4,15 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from benchmark import health
+from benchmark import account, health
 from engine import views as engine_views
 
 urlpatterns = [
     path("", engine_views.home, name="home"),
     path("admin/", admin.site.urls),
     path("health/", health.health, name="health"),
+    path("account/", account.account, name="account"),
+    path("account/token/", account.token, name="account-token"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/", include("engine.api_urls")),
     path("api/v1/", include("leaderboard.api_urls")),
