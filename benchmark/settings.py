@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "django_celery_beat",
     "axes",
@@ -309,6 +310,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Play held-out reasoning tasks, upload results, read the leaderboard.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI's files from this site (drf-spectacular-sidecar), never from a CDN: the
+    # docs work offline and no third-party script runs on the site's origin.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 if not DEBUG:

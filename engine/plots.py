@@ -10,7 +10,7 @@ import networkx as nx
 import plotly.graph_objects as go
 
 from engine.core.analysis import DomainAnalysis
-from leaderboard.plots import BASE_LAYOUT, figure_json
+from leaderboard.plots import BASE_LAYOUT, figure_json, plot_text
 
 # spring_layout is randomised; a fixed seed gives the same picture on every request.
 LAYOUT_SEED = 7
@@ -39,6 +39,8 @@ def truth_network(
     shows its name, community and number of neighbours; clicking a legend entry hides or
     isolates a community.
     """
+    # Names come from domain files (some written by an LLM): plotly renders markup in them.
+    truth_noun, action_noun = plot_text(truth_noun), plot_text(action_noun)
     graph = analysis.graph.to_networkx()
     positions = nx.spring_layout(graph, seed=LAYOUT_SEED, weight="weight")
     xy = {node: (round(float(x), 4), round(float(y), 4)) for node, (x, y) in positions.items()}
@@ -68,7 +70,7 @@ def truth_network(
                 y=[xy[truth][1] for truth in group],
                 mode="markers",
                 name=f"community {index + 1} ({len(group)})",
-                text=list(group),
+                text=[plot_text(truth) for truth in group],
                 customdata=degrees,
                 marker={
                     "size": [8 + min(degree, 40) / 4 for degree in degrees],

@@ -10,6 +10,7 @@ from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from benchmark.spreadsheet import safe_row
 from humanstudy import actions, reports
 from humanstudy.models import Participant
 
@@ -71,7 +72,7 @@ def export_steps(request, fmt: str):
     def stream():
         yield writer.writeheader()
         for row in rows:
-            yield writer.writerow(row)
+            yield writer.writerow(safe_row(row))
 
     response = StreamingHttpResponse(stream(), content_type="text/csv")
     response["Content-Disposition"] = 'attachment; filename="study-steps.csv"'
@@ -84,5 +85,5 @@ def export_participants(request):
     response["Content-Disposition"] = 'attachment; filename="study-participants.csv"'
     writer = csv.DictWriter(response, fieldnames=reports.PARTICIPANT_COLUMNS)
     writer.writeheader()
-    writer.writerows(reports.participant_rows())
+    writer.writerows(safe_row(row) for row in reports.participant_rows())
     return response

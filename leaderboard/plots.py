@@ -8,6 +8,7 @@ as lists, so the embedded JSON holds plain numbers rather than plotly's base64 a
 
 from __future__ import annotations
 
+import html
 import json
 import math
 
@@ -27,6 +28,16 @@ BASE_LAYOUT = {
     "paper_bgcolor": "#ffffff",
     "plot_bgcolor": "#ffffff",
 }
+
+
+def plot_text(value: object) -> str:
+    """A user's string (a model, benchmark, domain or truth name) as plotly text.
+
+    Plotly renders a subset of HTML in labels, hover text and titles (links among them),
+    so ``<``, ``>`` and ``&`` are escaped: markup in a name shows as the characters it is.
+    A ``%{`` would start one of plotly's hover fields: it is broken up too.
+    """
+    return html.escape(str(value), quote=False).replace("%{", "%\u200b{")
 
 
 def figure_json(fig: go.Figure) -> dict:
@@ -74,8 +85,8 @@ def heatmap(frame: pd.DataFrame, model_order: list[str], setting_label: str) -> 
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=domains,
-            y=models,
+            x=[plot_text(domain) for domain in domains],
+            y=[plot_text(model) for model in models],
             customdata=custom,
             zmin=0,
             zmax=1,
@@ -91,7 +102,7 @@ def heatmap(frame: pd.DataFrame, model_order: list[str], setting_label: str) -> 
     )
     fig.update_layout(
         **BASE_LAYOUT,
-        title={"text": f"Success rate by domain and model — {setting_label}"},
+        title={"text": f"Success rate by domain and model — {plot_text(setting_label)}"},
         height=max(320, 140 + 26 * len(models)),
         xaxis={"title": {"text": "domain"}, "tickangle": -40, "type": "category"},
         yaxis={"autorange": "reversed", "type": "category", "automargin": True},
@@ -114,7 +125,8 @@ def scatter(
     ``frame``: columns model, score and value. The least-squares line is fitted to the
     same points; r and p come from the cached ``CorrelationRow``.
     """
-    label = METRIC_LABELS.get(metric, metric)
+    label = plot_text(METRIC_LABELS.get(metric, metric))
+    benchmark = plot_text(benchmark)
     x = frame["score"].astype(float).tolist()
     y = frame["value"].astype(float).tolist()
     traces = [
@@ -122,7 +134,7 @@ def scatter(
             x=x,
             y=y,
             mode="markers+text",
-            text=frame["model"].tolist(),
+            text=[plot_text(model) for model in frame["model"].tolist()],
             textposition="top center",
             name="models",
             marker={"size": 10, "color": "#2456c7"},
@@ -151,7 +163,8 @@ def scatter(
     fig.update_layout(
         **BASE_LAYOUT,
         title={
-            "text": f"{label.capitalize()} vs {benchmark}<br><sup>{setting_label}. {stats}</sup>"
+            "text": f"{label.capitalize()} vs {benchmark}<br>"
+            f"<sup>{plot_text(setting_label)}. {stats}</sup>"
         },
         height=420,
         showlegend=False,
@@ -168,12 +181,13 @@ def optimal_actions(frame: pd.DataFrame, setting_label: str) -> dict:
     """
     steps = sorted(int(v) for v in frame["oracle_actions"].unique())
     traces = []
-    for domain, group in frame.groupby("domain", sort=True):
+    for name, group in frame.groupby("domain", sort=True):
+        domain = plot_text(name)
         counts = group.set_index("oracle_actions")["instances"].reindex(steps, fill_value=0)
         total = int(counts.sum())
         traces.append(
             go.Bar(
-                name=str(domain),
+                name=domain,
                 x=steps,
                 y=[int(c) for c in counts.tolist()],
                 customdata=[round(100 * c / total, 1) if total else 0 for c in counts.tolist()],
@@ -184,7 +198,7 @@ def optimal_actions(frame: pd.DataFrame, setting_label: str) -> dict:
     fig = go.Figure(traces)
     fig.update_layout(
         **BASE_LAYOUT,
-        title={"text": f"Optimal number of actions per instance — {setting_label}"},
+        title={"text": f"Optimal number of actions per instance — {plot_text(setting_label)}"},
         barmode="group",
         height=400,
         xaxis={"title": {"text": "information actions the optimal policy takes"}, "dtick": 1},

@@ -33,6 +33,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.views.decorators.http import require_safe
 from plotly.offline import get_plotlyjs_version
 
+from benchmark.spreadsheet import safe_row
 from engine.models import Instance
 from leaderboard import plots
 from leaderboard.models import BoardRow, CorrelationRow, ExternalScore, ModelEntry, Round
@@ -310,7 +311,7 @@ def board_download(request, fmt: str):
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=RECORD_FIELDS)
         writer.writeheader()
-        writer.writerows(records)
+        writer.writerows(safe_row(record) for record in records)
         response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
     return response
