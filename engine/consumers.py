@@ -9,12 +9,17 @@ and ``{"type": "error", "message": ...}`` for a refused move.
 
 from __future__ import annotations
 
+import json
+
 from asgiref.sync import async_to_sync
 from channels.generic.websocket import JsonWebsocketConsumer
 
 from engine import sessions
 from engine.models import PlaySession
 from humanstudy.access import may_play
+
+# The largest message the page ever sends is a name of at most 500 characters.
+MAX_FRAME = 64 * 1024
 
 
 class PlayConsumer(JsonWebsocketConsumer):
@@ -39,6 +44,28 @@ class PlayConsumer(JsonWebsocketConsumer):
         if group:
             async_to_sync(self.channel_layer.group_discard)(group, self.channel_name)
 
+    def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        """Decode one frame; anything malformed is answered with an error, and the socket
+        stays open (the HTTP API answers the same input with a 400)."""
+        if text_data is None:
+            self.send_error("send text frames holding JSON; binary frames are not understood")
+            return
+        if len(text_data) > MAX_FRAME:
+            self.send_error(f"a message may be at most {MAX_FRAME:,} characters")
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            self.send_error("messages must be JSON")
+            return
+        except RecursionError:
+            self.send_error("the message is nested too deeply")
+            return
+        self.receive_json(content, **kwargs)
+
+    def send_error(self, message: str) -> None:
+        self.send_json({"type": "error", "message": message})
+
     def receive_json(self, content, **kwargs) -> None:
         if not isinstance(content, dict):
             self.send_json({"type": "error", "message": "messages must be JSON objects"})
@@ -54,7 +81,7 @@ class PlayConsumer(JsonWebsocketConsumer):
                 self.send_state()
                 return
             else:
-                self.send_json({"type": "error", "message": f"unknown message type {kind!r}"})
+                self.send_error(f"unknown message type {str(kind)[:50]!r}")
                 return
         except sessions.SessionError as error:
             self.send_json({"type": "error", "message": str(error)})

@@ -96,6 +96,14 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
         raise SessionError(f"name the {'action' if kind == 'action' else 'truth'} to play")
     if len(sent) > 500:
         raise SessionError("that name is too long")
+    if "\x00" in sent:
+        raise SessionError("a name cannot hold a NUL character")
+    try:
+        sent.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SessionError(
+            "a name must be valid Unicode (it holds an unpaired surrogate)"
+        ) from None
     with transaction.atomic():
         # Lock the session's row only (of=self): with select_related, a bare FOR UPDATE
         # would also lock the instance and its domain, serialising every move on a domain
