@@ -33,5 +33,6 @@ env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL \
 echo "== production stack: PostgreSQL, Redis, Celery worker"
 DATABASE_URL=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/kumo} \
 REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/15} \
+REDIS_SOCKET_TIMEOUT=${TEST_REDIS_SOCKET_TIMEOUT:-6} \
 SECRET_KEY=test-only-secret DEBUG=1 \
   .venv/bin/python -m pytest "$@"
