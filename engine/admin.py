@@ -10,7 +10,7 @@ from django.http import HttpResponseBadRequest, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from engine import authoring
@@ -219,11 +219,13 @@ class KnowledgeBookAdmin(admin.ModelAdmin):
         if old.instance_id != new.instance_id:
             return HttpResponseBadRequest("the two books belong to different instances")
         # HtmlDiff escapes the texts itself (&, <, >): an LLM's book cannot inject markup.
+        # It puts the two headers in as they are, so those are escaped here (author_detail
+        # holds the authoring model's name, from the environment or an admin).
         table = difflib.HtmlDiff(wrapcolumn=70).make_table(
             old.text.splitlines(),
             new.text.splitlines(),
-            fromdesc=f"book {old.pk}: {old.get_author_display()} {old.author_detail}",
-            todesc=f"book {new.pk}: {new.get_author_display()} {new.author_detail}",
+            fromdesc=escape(f"book {old.pk}: {old.get_author_display()} {old.author_detail}"),
+            todesc=escape(f"book {new.pk}: {new.get_author_display()} {new.author_detail}"),
         )
         versions = [
             {
@@ -240,7 +242,7 @@ class KnowledgeBookAdmin(admin.ModelAdmin):
             "opts": self.model._meta,
             "instance": new.instance,
             "versions": versions,
-            "diff_table": mark_safe(table),  # noqa: S308 - escaped by difflib, see above
+            "diff_table": mark_safe(table),  # noqa: S308 - escaped, see above
         }
         return TemplateResponse(request, "engine/admin/book_compare.html", context)
 

@@ -89,3 +89,15 @@ def test_the_compare_view_is_for_staff_only(client, versions):
     _deterministic, first, second = versions
     response = client.get(f"/admin/engine/knowledgebook/compare/{first.pk}/{second.pk}/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_it_shows_markup_in_an_author_detail_as_text(admin_client, versions):
+    _deterministic, first, second = versions
+    KnowledgeBook.objects.filter(pk=first.pk).update(
+        author_detail='<a href="http://evil.example/phish">model</a>'
+    )
+    response = admin_client.get(f"/admin/engine/knowledgebook/compare/{first.pk}/{second.pk}/")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert '<a href="http://evil.example' not in body
+    assert "&lt;a href=&quot;http://evil.example/phish&quot;&gt;model&lt;/a&gt;" in body
