@@ -8,7 +8,7 @@ learn answers, and finish their study tasks over the API.
 
 from __future__ import annotations
 
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import BasePermission
 
 
 def is_study_participant(user) -> bool:
@@ -16,23 +16,18 @@ def is_study_participant(user) -> bool:
 
 
 class NotStudyParticipant(BasePermission):
+    """Refuses a request authenticated as a study participant (by cookie or token).
+
+    The API's default together with ``IsAuthenticated`` (REST_FRAMEWORK in settings); a view
+    that sets its own ``permission_classes`` must list it too (or ``PublicButNotParticipant``).
+    """
+
     message = "study participants cannot use the API; play your tasks on the study pages"
 
     def has_permission(self, request, view) -> bool:
         return not is_study_participant(request.user)
 
 
-class Researcher(IsAuthenticated):
-    """Authenticated, and not a study participant (the API's default)."""
-
-    message = NotStudyParticipant.message
-
-    def has_permission(self, request, view) -> bool:
-        if not super().has_permission(request, view):
-            self.message = "authentication credentials were not provided"
-            return False
-        return not is_study_participant(request.user)
-
-
 class PublicButNotParticipant(NotStudyParticipant):
-    """Anyone, signed in or not, except a study participant (public endpoints)."""
+    """Anyone, signed in or not, except a study participant: for public endpoints, in place
+    of ``AllowAny``."""

@@ -299,7 +299,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     # Signed in, and not a study participant (benchmark/permissions.py).
-    "DEFAULT_PERMISSION_CLASSES": ["benchmark.permissions.Researcher"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "benchmark.permissions.NotStudyParticipant",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,

@@ -3,20 +3,23 @@ outside their task set, and only their task-set games enter the human baseline."
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
 
+from benchmark.models import EvaluationRun
 from engine import sessions
 from engine.models import Instance, PlaySession
 from humanstudy.models import Participant, TaskSet, TaskSetItem
-from leaderboard.models import BoardRow
+from leaderboard.models import BoardRow, Trajectory
 from leaderboard.recompute import HUMANS, recompute
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -36,9 +39,15 @@ def participant(orchard):
     return user, client, instances
 
 
-def api_paths() -> list[str]:
-    """Every URL pattern under /api/v1/, from the resolver, with ids filled in."""
+def api_paths(ids: dict[str, int]) -> list[str]:
+    """Every URL pattern under /api/v1/, from the resolver, its parameters filled with the
+    existing ids in ``ids`` (by parameter name), so a new endpoint is walked too."""
     found: list[str] = []
+
+    def fill(parameter: re.Match) -> str:
+        name = parameter.group(1)
+        assert name in ids, f"give the walk an existing id for <{name}>"
+        return str(ids[name])
 
     def walk(patterns, prefix: str) -> None:
         for pattern in patterns:
@@ -46,16 +55,43 @@ def api_paths() -> list[str]:
             if isinstance(pattern, URLResolver):
                 walk(pattern.url_patterns, route)
             elif isinstance(pattern, URLPattern) and route.startswith("api/v1/"):
-                found.append("/" + re.sub(r"<(?:int:)?\w+>", "1", route))
+                found.append("/" + re.sub(r"<(?:\w+:)?(\w+)>", fill, route))
 
     walk(get_resolver().url_patterns, "")
     return sorted(set(found))
 
 
-def test_a_participants_login_opens_no_api_endpoint(participant, researcher):
+@pytest.fixture
+def existing_ids(participant, researcher) -> dict[str, int]:
+    """An object behind every path parameter of the API: the participant's own task-set
+    session, a researcher's scored submission and a runner run."""
+    user, _, instances = participant
+    session, _ = sessions.start_session(user, instances[0])
+    lines = [
+        {"seed": instance.seed, "run": 0, "actions": [], "answer": instance.valid_truths[0]}
+        for instance in instances
+    ]
+    upload = SimpleUploadedFile(
+        "results.jsonl", "".join(json.dumps(line) + "\n" for line in lines).encode()
+    )
+    submitted = researcher.post(
+        "/api/v1/submissions/",
+        {"model": "walker", "domain": "orchard", "truths": 5, "actions": 4, "format": "native"}
+        | {"file": upload},
+        format="multipart",
+    )
+    assert submitted.status_code == 201, submitted.content
+    run = EvaluationRun.objects.create(
+        model="oracle", created_by=User.objects.get(username="researcher")
+    )
+    return {"session_id": session.pk, "submission_id": submitted.json()["id"], "pk": run.pk}
+
+
+def test_a_participants_login_opens_no_api_endpoint(participant, existing_ids):
     user, client, _ = participant
-    paths = api_paths()
+    paths = api_paths(existing_ids)
     assert "/api/v1/instances/" in paths and "/api/v1/leaderboard/" in paths
+    assert f"/api/v1/sessions/{existing_ids['session_id']}/answer/" in paths
     assert "/api/v1/ranked-games/" in paths and len(paths) >= 10
     token = Token.objects.create(user=user)
     with_token = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
@@ -65,9 +101,23 @@ def test_a_participants_login_opens_no_api_endpoint(participant, researcher):
                 response = method(path)
                 assert response.status_code == 403, (path, method, response.status_code)
                 assert "study participants cannot use the API" in response.json()["detail"]
-    # A researcher is not refused, and the public board stays public.
-    assert researcher.get("/api/v1/instances/").status_code == 200
-    assert Client().get("/api/v1/leaderboard/").status_code == 200
+    # Nothing was played or answered on their behalf.
+    assert not PlaySession.objects.filter(player=user, finished_at__isnull=False).exists()
+    assert Client().get("/api/v1/leaderboard/").status_code == 200  # the board stays public
+
+
+def test_a_researchers_login_is_not_refused_by_the_participant_rule(existing_ids):
+    """The same walk with a (staff) researcher's session cookie: whatever each endpoint
+    answers to an empty request (200, 400, 404, 405, 409), it is never a refusal."""
+    user = User.objects.get(username="researcher")
+    User.objects.filter(pk=user.pk).update(is_staff=True)
+    client = Client()
+    client.force_login(user)
+    for path in api_paths(existing_ids):
+        for method in (client.get, client.post):
+            response = method(path)
+            assert response.status_code not in (401, 403), (path, method, response.content)
+    assert client.get("/api/v1/instances/").status_code == 200
 
 
 def test_a_participant_plays_only_their_own_task_set_in_the_browser(participant):
@@ -111,4 +161,6 @@ def test_the_human_baseline_counts_only_task_set_games(participant):
     recompute(full=True)
     row = BoardRow.objects.get(model__name=HUMANS, domain__isnull=True, round__isnull=True)
     assert row.trajectories == 2 and row.verified
+    baseline = Trajectory.objects.filter(model__name=HUMANS).values_list("instance_id", flat=True)
+    assert sorted(baseline) == sorted([instances[0].pk, instances[1].pk])
     assert PlaySession.objects.filter(player=user, finished_at__isnull=False).count() == 3
