@@ -317,6 +317,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No badge from validator.swagger.io, whatever layout Swagger UI is given.
+    "SWAGGER_UI_SETTINGS": {"validatorUrl": None, "deepLinking": True},
 }
 
 if not DEBUG:
