@@ -18,6 +18,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from engine.models import Instance
 from leaderboard.models import RankedGame, Round, RoundInstance
 
+# Rounds whose instances are visible and whose board is public (and so computed).
 PUBLIC_ROUNDS = (Round.Status.ACTIVE, Round.Status.CLOSED)
 
 

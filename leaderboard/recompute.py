@@ -24,13 +24,13 @@ from django.utils import timezone
 
 from engine.models import PlaySession
 from humanstudy.models import TaskSetItem
+from leaderboard.access import PUBLIC_ROUNDS
 from leaderboard.models import (
     BoardRow,
     CorrelationRow,
     ExternalScore,
     ModelEntry,
     RankedGame,
-    Round,
     RoundInstance,
     StaleGroup,
     Trajectory,
@@ -56,8 +56,6 @@ LOADED = [
 BOOTSTRAP_BATCH_WEIGHT = 20_000
 BOOTSTRAP_THREADS = max(1, min(4, os.cpu_count() or 1))
 CORRELATED_METRICS = ("success_rate", "relative_action_count")
-# Rounds whose board is public (and so computed).
-PUBLIC_ROUNDS = (Round.Status.ACTIVE, Round.Status.CLOSED)
 
 
 @dataclass(frozen=True)

@@ -36,8 +36,9 @@ from plotly.offline import get_plotlyjs_version
 from benchmark.spreadsheet import safe_row
 from engine.models import Instance
 from leaderboard import plots
+from leaderboard.access import PUBLIC_ROUNDS
 from leaderboard.models import BoardRow, CorrelationRow, ExternalScore, ModelEntry, Round
-from leaderboard.recompute import PUBLIC_ROUNDS, one_row_per_model
+from leaderboard.recompute import one_row_per_model
 
 NAMED_SETTINGS = {(4, 6): "Easy", (12, 16): "Hard"}
 DEFAULT_SETTING = (4, 6)

@@ -6,20 +6,17 @@ from __future__ import annotations
 import json
 
 import pytest
-import pytest_asyncio
 from channels.db import database_sync_to_async as sync_to_async
-from django.db import connections
 
 from engine.models import PlaySession
-from tests.play.test_websocket import connect, logged_in_session, receive_state
+from tests.play.test_websocket import (  # the autouse fixture closes the sync thread's DB
+    _close_the_sync_threads_connection,  # noqa: F401
+    connect,
+    logged_in_session,
+    receive_state,
+)
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
-
-
-@pytest_asyncio.fixture(autouse=True)
-async def _close_the_sync_threads_connection():
-    yield
-    await sync_to_async(connections.close_all)()
 
 
 async def error_for(ws, **frame) -> str:

@@ -7,6 +7,7 @@ import json
 import pytest
 import pytest_asyncio
 from channels.db import database_sync_to_async as sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.db import connections
 from django.test import Client
@@ -25,6 +26,11 @@ async def _close_the_sync_threads_connection():
     # connection would stay open to the end of the session; PostgreSQL then refuses to drop
     # the test database ("being accessed by other users").
     await sync_to_async(connections.close_all)()
+    # The Redis layer's connections belong to this test's event loop: close them in it. A
+    # consumer's read left blocking on one otherwise sometimes kept the loop from closing.
+    close_pools = getattr(get_channel_layer(), "close_pools", None)
+    if close_pools is not None:
+        await close_pools()
 
 
 @sync_to_async

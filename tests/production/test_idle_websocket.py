@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-import pytest_asyncio
-from channels.db import database_sync_to_async as sync_to_async
 from django.conf import settings
-from django.db import connections
 
-from tests.play.test_websocket import connect, logged_in_session, receive_state
+from tests.play.test_websocket import (  # the autouse fixture closes the sync thread's DB
+    _close_the_sync_threads_connection,  # noqa: F401
+    connect,
+    logged_in_session,
+    receive_state,
+)
 
 pytestmark = [
     pytest.mark.production,
@@ -23,12 +25,6 @@ pytestmark = [
 ]
 
 IDLE_SECONDS = 60
-
-
-@pytest_asyncio.fixture(autouse=True)
-async def _close_the_sync_threads_connection():
-    yield
-    await sync_to_async(connections.close_all)()
 
 
 async def test_an_idle_play_websocket_stays_open_for_a_minute(orchard, make_user):
