@@ -295,7 +295,7 @@ LOGIN_REDIRECT_URL = "/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "benchmark.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     # Signed in, and not a study participant (benchmark/permissions.py).

@@ -23,6 +23,9 @@ MAX_FRAME = 64 * 1024
 
 
 class PlayConsumer(JsonWebsocketConsumer):
+    # Steps in the latest state sent to this socket.
+    steps_sent = 0
+
     def connect(self) -> None:
         user = self.scope.get("user")
         self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
@@ -92,7 +95,13 @@ class PlayConsumer(JsonWebsocketConsumer):
         # event sent after commit delivers the new state to this and every other tab.
 
     def session_changed(self, event: dict) -> None:
-        self.send_state()
+        state = event.get("state")
+        if state is None:
+            self.send_state()
+        elif len(state["steps"]) > self.steps_sent:
+            # Events from several processes may arrive out of order; a state with fewer
+            # steps than one already sent is older and is dropped (steps only grow).
+            self.forward(state)
 
     def send_state(self) -> None:
         session = (
@@ -100,4 +109,8 @@ class PlayConsumer(JsonWebsocketConsumer):
             .defer("instance__domain__data")
             .get(pk=self.session_id)
         )
-        self.send_json({"type": "state", "state": sessions.session_state(session)})
+        self.forward(sessions.session_state(session))
+
+    def forward(self, state: dict) -> None:
+        self.steps_sent = max(self.steps_sent, len(state["steps"]))
+        self.send_json({"type": "state", "state": state})

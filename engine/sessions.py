@@ -17,6 +17,7 @@ The browser (websocket consumer), the HTTP API, the benchmark runner and tests a
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from asgiref.sync import async_to_sync
@@ -122,7 +123,7 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
         steps = list(session.steps.order_by("index"))
         game = replay_game(session, steps)
         now = timezone.now()
-        previous = steps[-1].created_at if steps else session.started_at
+        previous = session.last_move_at or session.started_at
         step = PlayStep(
             session=session,
             index=len(steps),
@@ -160,7 +161,12 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
         session.save(update_fields=fields)
         if game.finished:
             session_finished.send(PlaySession, session=session, actions=_action_names(game))
-        transaction.on_commit(lambda: notify(session.pk), robust=True)
+        steps.append(step)
+        # Watching sockets are sent the new state built here from what this move already
+        # holds, so none of them reads the session again.
+        transaction.on_commit(
+            lambda: notify(session.pk, state=lambda: _state(session, steps, game)), robust=True
+        )
     return MoveOutcome(
         session=session,
         step=step,
@@ -202,8 +208,11 @@ def abandon(session_id: int) -> PlaySession | None:
     return session
 
 
-def notify(session_id: int) -> None:
-    """Tell every websocket watching this session to send its (re-read) state.
+def notify(session_id: int, state: Callable[[], dict] | None = None) -> None:
+    """Tell every websocket watching this session that its state changed.
+
+    ``state`` builds the committed state (see ``session_state``); the sockets forward it as
+    it is. Without it, each socket reads the session again.
 
     Best effort: the move is committed by now and is the truth; if the channel layer
     (Redis) is unreachable, the mover still gets its answer and a watching page catches
@@ -212,10 +221,11 @@ def notify(session_id: int) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    event: dict = {"type": "session.changed", "session": session_id}
     try:
-        async_to_sync(layer.group_send)(
-            group_name(session_id), {"type": "session.changed", "session": session_id}
-        )
+        if state is not None:
+            event["state"] = state()
+        async_to_sync(layer.group_send)(group_name(session_id), event)
     except Exception:
         logger.warning("live update of session %s not sent", session_id, exc_info=True)
 
@@ -264,7 +274,13 @@ def result_payload(session: PlaySession, *, secret: bool | None = None) -> dict:
 def session_state(session: PlaySession, *, include_book: bool = False) -> dict:
     """Everything a player may see now. Secrets appear only once the session has ended."""
     steps = list(session.steps.order_by("index"))
-    game = replay_game(session, steps)
+    payload = _state(session, steps, replay_game(session, steps))
+    if include_book:
+        payload["knowledge_book"] = session.book_text()
+    return payload
+
+
+def _state(session: PlaySession, steps: list[PlayStep], game: Game) -> dict:
     state = game.public_state()
     payload: dict = {
         "id": session.pk,
@@ -291,8 +307,6 @@ def session_state(session: PlaySession, *, include_book: bool = False) -> dict:
         "actions_taken": session.actions_taken,
         "invalid_moves": session.invalid_moves,
     }
-    if include_book:
-        payload["knowledge_book"] = session.book_text()
     if session.finished:
         secret = answer_is_secret(session)
         payload["result"] = result_payload(session, secret=secret)

@@ -146,3 +146,45 @@ async def test_no_websocket_message_reveals_secrets_before_the_end(orchard, make
             if action not in played and isinstance(observation, float):
                 assert json.dumps(observation) not in text
     await ws.disconnect()
+
+
+async def test_the_state_a_move_broadcasts_is_the_state_read_afresh(orchard, make_user):
+    user, session, instance, cookie = await logged_in_session(make_user)
+    watcher = connect(session.pk, cookie)
+    assert (await watcher.connect())[0]
+    await receive_state(watcher)
+    # A move over HTTP: the watching tab is sent the state that move built.
+    client = Client()
+    await sync_to_async(client.force_login)(user)
+    response = await sync_to_async(client.post)(
+        f"/api/v1/sessions/{session.pk}/actions/",
+        {"action": instance.actions[1]},
+        content_type="application/json",
+    )
+    assert response.status_code == 200
+    pushed = await receive_state(watcher)
+    fresh = await sync_to_async(
+        lambda: sessions.session_state(PlaySession.objects.get(pk=session.pk))
+    )()
+    assert pushed == json.loads(json.dumps(fresh, default=str))
+    await watcher.disconnect()
+
+
+async def test_a_late_older_state_is_not_sent_after_a_newer_one(orchard, make_user):
+    user, session, instance, cookie = await logged_in_session(make_user)
+    ws = connect(session.pk, cookie)
+    assert (await ws.connect())[0]
+    before = await receive_state(ws)
+    await ws.send_json_to({"type": "action", "action": instance.actions[0]})
+    after = await receive_state(ws)
+    assert len(after["steps"]) == 1
+    # The event of an earlier move delivered late (another process, another Redis
+    # connection): dropped, so the page never steps back.
+    await get_channel_layer().group_send(
+        sessions.group_name(session.pk),
+        {"type": "session.changed", "session": session.pk, "state": before},
+    )
+    assert await ws.receive_nothing(timeout=0.5)
+    await ws.send_json_to({"type": "sync"})
+    assert len((await receive_state(ws))["steps"]) == 1
+    await ws.disconnect()
