@@ -219,3 +219,22 @@ def test_a_release_record_holding_unicode_line_separators_imports_intact(release
     stored = Submission.objects.get(domain__name="ToyEnv", model__name="model-a")
     with stored.file.open("rb") as handle:
         assert "a\u2028b\u0085c" in handle.read().decode()
+
+
+@pytest.mark.django_db
+def test_the_paper_tables_show_coverage_repair_marks_and_numbers(release: Path, client):
+    from leaderboard.recompute import recompute
+
+    import_release(release, "--repair")
+    recompute(full=True)
+    page = client.get("/leaderboard/paper/?setting=2x2")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "model-a" in text and "kumo-oracle-search" in text
+    # The oracle's files cover one of the two domains: marked, never silently compared.
+    assert "<strong>partial</strong> (1 of 2 domains)" in text
+    assert "<strong>repaired</strong>: QuirkyEnv, ToyEnv" in text
+    assert 'id="paper-heatmap"' in text and ">1.00</td>" in text
+    published = client.get("/leaderboard/paper/?setting=2x2&oracle=published")
+    assert "Relative action count (published oracle)" in published.content.decode()
+    assert client.post("/leaderboard/paper/").status_code == 405
