@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.core.domain_io import DomainError, domain_from_kumo_module
+from engine.core.domain_io import DomainError, domain_from_kumo_module, validate_domain
 from engine.core.types import Action, Domain, Instance, State
 
 RESULTS_SETTING = re.compile(r"truth_num=(\d+)\+action_num=(\d+)\+valid_truth_num=(\d+)")
@@ -102,8 +102,13 @@ def read_release_domain(source: str, name: str) -> ReleaseDomain:
         more = f" (and {len(error.problems) - 3} more)" if len(error.problems) > 3 else ""
         warnings.append(f"refused by the strict reader ({error.heading}): {shown}{more}")
     else:
-        if not odd_types:
+        # Our stored form must pass our own validator (a truth no state rules out is a
+        # warning when reading the module, but an error in a stored JSON domain).
+        refused = validate_domain(domain)
+        if not odd_types and not refused:
             return ReleaseDomain(domain, legacy, False, table)
+        if refused:
+            warnings.append(f"refused by our validator: {len(refused)} problem(s), listed below")
     domain = _compatible_domain(name, truths, actions, table, warnings)
     return ReleaseDomain(domain, warnings, True, table)
 
