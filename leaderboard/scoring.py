@@ -214,7 +214,21 @@ def parse_kumo(
                 raise ValueError("'trajectories' must be a non-empty list")
             if len(runs) > MAX_MOVES:
                 raise ValueError(f"'trajectories' holds more than {MAX_MOVES} runs")
-            records = [_kumo_run(number, seed, run, record) for run, record in enumerate(runs)]
+            cut: list[str] = []
+            records = [
+                _kumo_run(number, seed, run, record, cut if repairs is not None else None)
+                for run, record in enumerate(runs)
+            ]
+            if cut:
+                repairs.append(  # type: ignore[union-attr]
+                    {
+                        "line": number,
+                        "seed": seed,
+                        "what": f"{len(cut)} move(s) longer than {MAX_NAME} characters cut "
+                        f"to {MAX_NAME} (a reply that names no action or truth: an invalid "
+                        f"move either way), in {', '.join(dict.fromkeys(cut))}",
+                    }
+                )
             parsed.extend(records)
             seen.setdefault(seed, (number, line.strip()))
         except (ValueError, TypeError) as error:
@@ -225,7 +239,11 @@ def parse_kumo(
     return _finish(parsed, problems)
 
 
-def _kumo_run(number: int, seed: int, run: int, record: object) -> ParsedTrajectory:
+def _kumo_run(
+    number: int, seed: int, run: int, record: object, cut: list[str] | None = None
+) -> ParsedTrajectory:
+    """One run of a KUMO line. With ``cut`` (repair mode) an overlong move is cut to
+    ``MAX_NAME`` characters instead of refused, and the run is noted in ``cut``."""
     if not isinstance(record, Mapping):
         raise ValueError(f"run {run}: expected an object")
     raw = record.get("actions")
@@ -247,6 +265,9 @@ def _kumo_run(number: int, seed: int, run: int, record: object) -> ParsedTraject
         raise ValueError(f"run {run}: 'predicted_truth' must be a string")
     if answer is not None:
         answer = _name(answer, f"run {run}: 'predicted_truth'")
+    if cut is not None and any(len(move) > MAX_NAME for move in moves):
+        cut.append(f"run {run}")
+        moves = [move[:MAX_NAME] for move in moves]
     moves = _moves(moves, f"run {run}: 'actions'")
     successful = record.get("successful")
     tokens = record.get("consumed_tokens", 0)

@@ -118,7 +118,10 @@ def release(tmp_path: Path) -> Path:
         [
             json.dumps({"seed": 0, "trajectories": [run(["Hue"], "Blue", True)] * 2}),
             json.dumps({"seed": 1, "trajectories": [run(["Hue"], "Green", False)] * 2}),
-            json.dumps({"seed": 2, "trajectories": [run([], "Blue", True)] * 2}),
+            # A reply pasted whole as the move (longer than any name): an invalid move.
+            json.dumps(
+                {"seed": 2, "trajectories": [run([], "Blue", True), run(["x" * 600], "Blue", True)]}
+            ),
             # Not identical to line 1: skipped, the first kept.
             json.dumps({"seed": 0, "trajectories": [run([], "Red", False)] * 2}),
         ],
@@ -163,6 +166,7 @@ def test_it_imports_a_release_with_counts_report_and_repair_marks(release: Path)
     assert "line 3: identical repeat of line 1: kept once" in report
     assert "line 4: skipped: not valid JSON" in report
     assert "line 4: a different record for seed 0 than line 1: skipped" in report
+    assert "line 3: 1 move(s) longer than 500 characters cut to 500" in report
     # Where the original code gives an instance no consistent meaning, it says so.
     assert "seed 1: the original code rules out every truth: no answer can score" in report
     assert "observation 150.0 matches no state" in report
@@ -183,6 +187,8 @@ def test_it_imports_a_release_with_counts_report_and_repair_marks(release: Path)
     rows = Trajectory.objects.filter(model__name="model-a")
     assert rows.count() == 4 + 6
     assert not rows.filter(disagrees=True).exists()
+    pasted = rows.get(domain=quirky, instance__seed=2, run=1)
+    assert pasted.invalid_moves == 1 and pasted.correct
     green = rows.get(domain=quirky, instance__seed=1, run=0)
     assert green.answer == "Green" and not green.correct
 
