@@ -16,7 +16,8 @@ from django.db import transaction
 from engine.core.book import check_book, write_book
 from engine.core.domain_io import DomainError, domain_from_json, domain_to_json
 from engine.core.generate import check_instance, generate_instances
-from engine.core.search import solve
+from engine.core.kumo_release import ReleaseDomain, interpret_instance
+from engine.core.search import solve, solve_observed
 from engine.core.types import Domain as CoreDomain
 from engine.core.types import Instance as CoreInstance
 from engine.models import Domain, Instance, KnowledgeBook
@@ -241,3 +242,157 @@ def parse_instances_jsonl(lines: Iterable[str]) -> list[CoreInstance]:
 
 def instances_to_jsonl(instances: Iterable[CoreInstance]) -> str:
     return "".join(json.dumps(core.to_kumo()) + "\n" for core in instances)
+
+
+# --------------------------------------------------------------------------------------
+# The original KUMO release (import_kumo_release)
+
+
+def do_import_release_domain(release: ReleaseDomain) -> tuple[Domain, bool]:
+    """Store a domain of the original KUMO release; returns ``(row, changed)``.
+
+    An ordinary domain goes through :func:`do_import_domain` (strict, as today). One that
+    needs the KUMO-compatible mode is stored as read, marked ``kumo_compatible``, with its
+    quirks as ``warnings``; only its structure is checked, since our validity rules are
+    exactly what it breaks. Re-importing identical content changes nothing.
+    """
+    if not release.compatible:
+        row, changed = do_import_domain(release.domain, source=Domain.Source.KUMO)
+        if row.warnings != release.warnings:
+            row.warnings = release.warnings
+            row.save(update_fields=["warnings"])
+        return row, changed
+    data = domain_to_json(release.domain)
+    check_domain_name(data["name"])
+    stored_core = domain_from_json(data, validate=False)
+    fields = {
+        "data": data,
+        "truth_count": len(stored_core.truths),
+        "action_count": len(stored_core.actions),
+        "kumo_compatible": True,
+        "warnings": release.warnings,
+        "source": Domain.Source.KUMO,
+    }
+    with transaction.atomic():
+        row = Domain.objects.select_for_update().filter(name=data["name"]).first()
+        if row is None:
+            return Domain.objects.create(name=data["name"], **fields), True
+        if all(getattr(row, key) == value for key, value in fields.items()):
+            return row, False
+        if row.data != data and row.instances.exists():
+            raise EngineError(
+                f"domain {row.name!r} already exists with different rules and has instances"
+            )
+        for key, value in fields.items():
+            setattr(row, key, value)
+        row.save(update_fields=[*fields, "updated_at"])
+        return row, True
+
+
+@dataclass
+class ReleaseStoreReport:
+    created: int = 0
+    unchanged: int = 0
+    skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def do_store_release_instances(
+    domain: Domain, release: ReleaseDomain, lines: Iterable[str], *, source_name: str = ""
+) -> ReleaseStoreReport:
+    """Store the instances of one release instance file, as the original code read them.
+
+    1. Each line is interpreted with the original semantics
+       (:func:`engine.core.kumo_release.interpret_instance`); a line that cannot be read
+       is skipped and reported, the others are still stored.
+    2. An instance already stored with the same content is left as it is (the command is
+       idempotent); the same seed with other content is skipped and reported.
+    3. New instances get their oracle values (the original oracle's transitions) and the
+       deterministic knowledge book; a book that fails its checker is stored unpassed and
+       noted, instead of blocking the import as it would for a generated instance.
+    Notes say, per seed, where the original code gives an instance no consistent meaning.
+    """
+    report = ReleaseStoreReport()
+    core_domain = domain.to_core()
+    where = source_name or domain.name
+    items = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise ValueError("expected a JSON object")
+            interpreted = interpret_instance(release, data)
+        except (ValueError, TypeError) as error:
+            report.skipped.append(f"{where} line {number}: {error}")
+            continue
+        items.append((number, interpreted))
+    with transaction.atomic():
+        existing = {
+            (row.n_truths, row.n_actions, row.n_valid, row.seed): row
+            for row in Instance.objects.filter(
+                domain=domain, seed__in=[item.instance.seed for _, item in items]
+            )
+        }
+        new_rows: list[Instance] = []
+        books: list[tuple[Instance, str, list[str]]] = []
+        for number, item in items:
+            core = item.instance
+            key = (len(core.truths), len(core.actions), len(core.valid_truths), core.seed)
+            row = existing.get(key)
+            if row is not None:
+                if _same_content(row, core):
+                    report.unchanged += 1
+                else:
+                    report.skipped.append(
+                        f"{where} line {number}: seed {core.seed} is already stored with "
+                        "different content"
+                    )
+                continue
+            try:
+                result = solve_observed(core_domain, core, core.extra["observed_states"])
+            except KeyError as error:
+                report.skipped.append(f"{where} line {number}: {error}")
+                continue
+            kumo = dict(core.extra)
+            row = Instance(
+                domain=domain,
+                n_truths=key[0],
+                n_actions=key[1],
+                n_valid=key[2],
+                seed=core.seed,
+                truths=list(core.truths),
+                actions=list(core.actions),
+                observations=dict(core.observations),
+                valid_truths=list(core.valid_truths),
+                source=Instance.Source.IMPORTED,
+                expected_actions=result.expected_actions,
+                oracle_actions=result.oracle_actions,
+                kumo=kumo,
+            )
+            existing[key] = row
+            try:
+                text, book_problems = _book_for(core_domain, core)
+            except Exception as error:  # noqa: BLE001 - a release quirk the writer cannot phrase
+                text, book_problems = "", [f"the book writer failed: {error}"]
+            if book_problems:
+                kumo["notes"] = [*kumo["notes"], "knowledge book: " + "; ".join(book_problems)]
+            for note in kumo["notes"]:
+                report.notes.append(f"{where} seed {core.seed}: {note}")
+            new_rows.append(row)
+            if text:
+                books.append((row, text, book_problems))
+        Instance.objects.bulk_create(new_rows)
+        KnowledgeBook.objects.bulk_create(
+            KnowledgeBook(
+                instance=row,
+                text=text,
+                author=KnowledgeBook.Author.DETERMINISTIC,
+                passed_check=not book_problems,
+                problems=book_problems,
+            )
+            for row, text, book_problems in books
+        )
+        report.created += len(new_rows)
+    return report

@@ -32,6 +32,10 @@ class Domain(models.Model):
     # The whole domain in our JSON format (docs/domain-format.md); the source of truth.
     data = models.JSONField()
     source = models.CharField(max_length=20, choices=Source.choices, default=Source.JSON)
+    # Imported from the original KUMO release in KUMO-compatible mode: rules our validator
+    # refuses, kept with the meaning the original code gave them (engine.core.kumo_release).
+    kumo_compatible = models.BooleanField(default=False)
+    warnings = models.JSONField(default=list, blank=True)
     truth_count = models.PositiveIntegerField(default=0)
     action_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -86,6 +90,10 @@ class Instance(models.Model):
     # Optimal search results (domain-model.md, "Optimal search"); null until computed.
     expected_actions = models.FloatField(null=True, blank=True)
     oracle_actions = models.PositiveSmallIntegerField(null=True, blank=True)
+    # Instances of the original KUMO release: how its code interpreted them
+    # ("accepted_answers", "observed_states", "notes") and the published oracle's action
+    # count ("published_oracle_actions"), when known. Null for every other instance.
+    kumo = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -112,6 +120,7 @@ class Instance(models.Model):
             observations=dict(self.observations),
             valid_truths=tuple(self.valid_truths),
             seed=self.seed,
+            extra=_core_extra(self.kumo),
         )
 
     def current_book(self) -> KnowledgeBook | None:
@@ -122,6 +131,13 @@ class Instance(models.Model):
         by construction and so is the fallback whenever no later book passed.
         """
         return self.books.filter(passed_check=True).order_by("-created_at", "-id").first()
+
+
+def _core_extra(kumo: dict | None) -> dict:
+    """What the engine needs of a release instance's interpretation (see Game.answer)."""
+    if not kumo:
+        return {}
+    return {key: kumo[key] for key in ("accepted_answers", "observed_states") if key in kumo}
 
 
 class KnowledgeBook(models.Model):

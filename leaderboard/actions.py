@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -122,12 +124,15 @@ def submit_results(
     background: bool | None = None,
     kind: str = ModelEntry.Kind.MODEL,
     verified: bool = False,
+    repair: bool = False,
 ) -> Accepted:
     """Store a results file and score it (now, or in a job for large files).
 
     ``verified`` is for the benchmark runner alone, whose games the server played itself;
-    an uploaded file is always self-reported. Resubmitting identical content for the same
-    model, domain and setting returns the existing submission. Returns
+    an uploaded file is always self-reported. ``repair`` is for files of a published
+    release alone (``import_kumo_release --repair``; see ``scoring.parse_kumo``).
+    Resubmitting identical content for the same model, domain and setting returns the
+    existing submission. Returns
     ``Accepted(submission, created)``.
     """
     metadata = dict(metadata or {})
@@ -195,6 +200,7 @@ def submit_results(
             submission = Submission(
                 submitter=user,
                 size=len(content),
+                repair=repair and fmt == Submission.Format.KUMO,
                 **same_content,
                 metadata={k: str(v) for k, v in metadata.items() if v not in (None, "")},
             )
@@ -252,10 +258,14 @@ def process_submission(submission_id: int) -> Submission | None:
     try:
         with submission.file.open("rb") as handle:
             text = io.TextIOWrapper(handle, encoding="utf-8", newline="").read()
-        parser = parse_kumo if submission.format == Submission.Format.KUMO else parse_native
         # Lines end at "\n" only: JSON strings may hold U+2028, U+0085 and the like, which
         # str.splitlines() would split on.
-        parsed = parser(text.split("\n"))
+        if submission.format == Submission.Format.KUMO:
+            repairs: list[dict] | None = [] if submission.repair else None
+            parsed = parse_kumo(text.split("\n"), repairs=repairs)
+            submission.repairs = repairs or []
+        else:
+            parsed = parse_native(text.split("\n"))
         rows = _score_all(submission, parsed)
     except ResultsError as error:
         return _fail(submission, error.problems)
@@ -304,6 +314,7 @@ def _store(submission: Submission, rows: list[Trajectory]) -> None:
         submission.lease_expires_at = None
         submission.save(
             update_fields=[
+                "repairs",
                 "status",
                 "trajectory_count",
                 "disagreements",
@@ -316,6 +327,25 @@ def _store(submission: Submission, rows: list[Trajectory]) -> None:
         )
 
 
+_deferred_recomputes = 0
+
+
+@contextmanager
+def deferred_recompute() -> Iterator[None]:
+    """Queue one recompute at the end instead of one per file (bulk imports).
+
+    The stale marks are written as usual, so nothing is lost if the block fails.
+    """
+    global _deferred_recomputes
+    _deferred_recomputes += 1
+    try:
+        yield
+    finally:
+        _deferred_recomputes -= 1
+    if not _deferred_recomputes:
+        queue_recompute()
+
+
 def queue_recompute() -> None:
     """Recompute the board after the current transaction commits.
 
@@ -325,6 +355,8 @@ def queue_recompute() -> None:
     """
     from leaderboard.tasks import recompute_task
 
+    if _deferred_recomputes:
+        return
     transaction.on_commit(lambda: recompute_task.delay(), robust=True)
 
 

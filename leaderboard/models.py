@@ -105,6 +105,12 @@ class Submission(models.Model):
     errors = models.JSONField(default=list, blank=True)
     trajectory_count = models.PositiveIntegerField(default=0)
     disagreements = models.PositiveIntegerField(default=0)
+    # Repair mode, for files of a published release only (import_kumo_release --repair):
+    # identical repeated records kept once, non-identical repeats and unreadable lines
+    # skipped. ``repairs`` lists each one ({"line": n, "what": "..."}); rows built from a
+    # repaired file are marked on the board.
+    repair = models.BooleanField(default=False)
+    repairs = models.JSONField(default=list, blank=True)
     # Scoring is a job with a lease (leaderboard.actions.process_submission): each try
     # takes the submission until ``lease_expires_at``; a try whose worker died is taken
     # over once the lease has expired (requeue_stalled_submissions, run by beat).

@@ -92,6 +92,9 @@ def heatmap(frame: pd.DataFrame, model_order: list[str], setting_label: str) -> 
             zmax=1,
             colorscale="Viridis",
             colorbar={"title": {"text": "success"}},
+            # The number in every cell, as in the paper's heat map.
+            texttemplate="%{z:.2f}",
+            textfont={"size": 9},
             hoverongaps=False,
             hovertemplate=(
                 "%{y} on %{x}<br>success rate %{z:.2f} "

@@ -165,15 +165,24 @@ def _native_record(number: int, data: Mapping) -> ParsedTrajectory:
     )
 
 
-def parse_kumo(lines: Iterable[str]) -> list[ParsedTrajectory]:
+def parse_kumo(
+    lines: Iterable[str], *, repairs: list[dict] | None = None
+) -> list[ParsedTrajectory]:
     """Parse an original KUMO results file (one instance per line, its runs inside).
 
     Each run's ``actions`` list holds the information actions, then the answer, then a
     ``{"predicted_truth": …}`` record: its length is information actions + 2. A run that
     ended on parse errors has no answer and may end with a ``null`` instead.
+
+    With ``repairs`` (a list, filled in; for files of a published release only, never for
+    ordinary uploads) the file is repaired instead of refused: a line repeating an earlier
+    line of the same seed word for word is kept once, a different record for a seed already
+    seen is skipped (the first is kept), and an unreadable line (e.g. truncated) is skipped.
+    Each repair is appended as ``{"line": n, "seed": s or None, "what": "..."}``.
     """
     parsed: list[ParsedTrajectory] = []
     problems: list[str] = []
+    seen: dict[int, tuple[int, str]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -184,19 +193,57 @@ def parse_kumo(lines: Iterable[str]) -> list[ParsedTrajectory]:
             if "seed" not in data:
                 raise ValueError("missing or non-integer 'seed'")
             seed = _seed(data["seed"])
+            if repairs is not None and seed in seen:
+                first, text = seen[seed]
+                same = text == line.strip()
+                repairs.append(
+                    {
+                        "line": number,
+                        "seed": seed,
+                        "what": (
+                            f"identical repeat of line {first}: kept once"
+                            if same
+                            else f"a different record for seed {seed} than line {first}: "
+                            "skipped (the first is kept)"
+                        ),
+                    }
+                )
+                continue
             runs = data.get("trajectories")
             if not isinstance(runs, list) or not runs:
                 raise ValueError("'trajectories' must be a non-empty list")
             if len(runs) > MAX_MOVES:
                 raise ValueError(f"'trajectories' holds more than {MAX_MOVES} runs")
-            for run, record in enumerate(runs):
-                parsed.append(_kumo_run(number, seed, run, record))
+            cut: list[str] = []
+            records = [
+                _kumo_run(number, seed, run, record, cut if repairs is not None else None)
+                for run, record in enumerate(runs)
+            ]
+            if cut:
+                repairs.append(  # type: ignore[union-attr]
+                    {
+                        "line": number,
+                        "seed": seed,
+                        "what": f"{len(cut)} move(s) longer than {MAX_NAME} characters cut "
+                        f"to {MAX_NAME} (a reply that names no action or truth: an invalid "
+                        f"move either way), in {', '.join(dict.fromkeys(cut))}",
+                    }
+                )
+            parsed.extend(records)
+            seen.setdefault(seed, (number, line.strip()))
         except (ValueError, TypeError) as error:
+            if repairs is not None:
+                repairs.append({"line": number, "seed": None, "what": f"skipped: {error}"})
+                continue
             problems.append(f"line {number}: {error}")
     return _finish(parsed, problems)
 
 
-def _kumo_run(number: int, seed: int, run: int, record: object) -> ParsedTrajectory:
+def _kumo_run(
+    number: int, seed: int, run: int, record: object, cut: list[str] | None = None
+) -> ParsedTrajectory:
+    """One run of a KUMO line. With ``cut`` (repair mode) an overlong move is cut to
+    ``MAX_NAME`` characters instead of refused, and the run is noted in ``cut``."""
     if not isinstance(record, Mapping):
         raise ValueError(f"run {run}: expected an object")
     raw = record.get("actions")
@@ -218,6 +265,9 @@ def _kumo_run(number: int, seed: int, run: int, record: object) -> ParsedTraject
         raise ValueError(f"run {run}: 'predicted_truth' must be a string")
     if answer is not None:
         answer = _name(answer, f"run {run}: 'predicted_truth'")
+    if cut is not None and any(len(move) > MAX_NAME for move in moves):
+        cut.append(f"run {run}")
+        moves = [move[:MAX_NAME] for move in moves]
     moves = _moves(moves, f"run {run}: 'actions'")
     successful = record.get("successful")
     tokens = record.get("consumed_tokens", 0)

@@ -9,6 +9,7 @@ urlpatterns = [
     path("board.json", views.board_download, {"fmt": "json"}, name="board-json"),
     path("models/<int:model_id>/", views.model_detail, name="model"),
     path("heatmap/", views.heatmap, name="heatmap"),
+    path("paper/", views.paper_tables, name="paper"),
     path("correlations/", views.correlations, name="correlations"),
     path("optimal-actions/", views.optimal_actions, name="optimal-actions"),
     path("rounds/", views.rounds, name="rounds"),

@@ -412,6 +412,159 @@ def heatmap(request):
     )
 
 
+@dataclass
+class PaperRow:
+    """One model in the paper's tables: figures over every domain of a setting, with the
+    coverage behind them (a model run on 5 domains never passes for one run on 100)."""
+
+    model: str
+    verified: bool
+    domains: int
+    trajectories: int
+    success_rate: float
+    relative_action_count: float
+    relative_published: float | None = None
+    published_trajectories: int = 0
+    repaired_domains: list[str] = field(default_factory=list)
+
+
+def paper_rows(setting: Setting, *, published_oracle: bool = False) -> list[PaperRow]:
+    """Per model and kind, the trajectory-weighted means of its per-domain board rows.
+
+    With ``published_oracle`` the relative action count is also computed against the
+    oracle path published with the KUMO release, for the instances that carry one
+    (``Instance.kumo["published_oracle_actions"]``); it reads the trajectories, so it is
+    only done when asked for.
+    """
+    from leaderboard.models import Submission, Trajectory
+
+    frame = pd.DataFrame.from_records(
+        list(
+            BoardRow.objects.filter(
+                n_truths=setting.n_truths,
+                n_actions=setting.n_actions,
+                domain__isnull=False,
+                round__isnull=True,
+            ).values_list(
+                "model_id",
+                "model__name",
+                "verified",
+                "domain__name",
+                "trajectories",
+                "success_rate",
+                "relative_action_count",
+            )  # fmt: skip
+        ),
+        columns=["model_id", "model", "verified", "domain", "n", "success", "relative"],
+    )
+    if frame.empty:
+        return []
+    repaired: dict[tuple[int, bool], set[str]] = {}
+    for model_id, verified, domain in (
+        Submission.objects.filter(
+            n_truths=setting.n_truths,
+            n_actions=setting.n_actions,
+            status=Submission.Status.DONE,
+            repair=True,
+        )
+        .exclude(repairs=[])
+        .filter(trajectories__active=True)
+        .values_list("model_id", "verified", "domain__name")
+        .distinct()
+    ):
+        repaired.setdefault((model_id, verified), set()).add(domain)
+    published: dict[tuple[int, bool], tuple[float, int]] = {}
+    if published_oracle:
+        counts = dict(
+            Instance.objects.filter(
+                n_truths=setting.n_truths, n_actions=setting.n_actions, kumo__isnull=False
+            ).values_list("pk", "kumo__published_oracle_actions")
+        )
+        played = pd.DataFrame.from_records(
+            list(
+                Trajectory.objects.filter(
+                    n_truths=setting.n_truths, n_actions=setting.n_actions, active=True
+                ).values_list("model_id", "verified", "instance_id", "information_actions")
+            ),
+            columns=["model_id", "verified", "instance", "information"],
+        )
+        played["oracle"] = played["instance"].map(counts)
+        played = played.dropna(subset=["oracle"])
+        played["relative"] = (played["information"] - played["oracle"]) / (played["oracle"] + 1)
+        for (model_id, verified), group in played.groupby(["model_id", "verified"]):
+            published[(int(model_id), bool(verified))] = (
+                float(group["relative"].mean()),
+                len(group),
+            )
+    rows = []
+    for (model_id, name, verified), group in frame.groupby(["model_id", "model", "verified"]):
+        weights = group["n"]
+        key = (int(model_id), bool(verified))
+        relative, count = published.get(key, (None, 0))
+        rows.append(
+            PaperRow(
+                model=name,
+                verified=bool(verified),
+                domains=int(group["domain"].nunique()),
+                trajectories=int(weights.sum()),
+                success_rate=float((group["success"] * weights).sum() / weights.sum()),
+                relative_action_count=float((group["relative"] * weights).sum() / weights.sum()),
+                relative_published=relative,
+                published_trajectories=count,
+                repaired_domains=sorted(repaired.get(key, ())),
+            )
+        )
+    return sorted(rows, key=lambda row: (-row.domains, -row.success_rate, row.model))
+
+
+@require_safe
+def paper_tables(request):
+    """The KUMO paper's tables as board views: per model over every domain of a setting,
+    with coverage beside each figure, and the per-domain heat map with numbers."""
+    try:
+        filters = _filters(request)
+    except BadFilter as error:
+        return _bad_filter(error)
+    published = request.GET.get("oracle") == "published"
+    rows = paper_rows(filters.setting, published_oracle=published)
+    cells = BoardRow.objects.filter(
+        n_truths=filters.setting.n_truths,
+        n_actions=filters.setting.n_actions,
+        domain__isnull=False,
+        round__isnull=True,
+    ).values_list("model__name", "verified", "domain__name", "success_rate")
+    grid: dict[tuple[str, bool], dict[str, float]] = {}
+    domains: set[str] = set()
+    for model, verified, domain, rate in cells:
+        grid.setdefault((model, verified), {})[domain] = rate
+        domains.add(domain)
+    ordered = sorted(domains)
+    heat = [
+        {
+            "row": row,
+            "cells": [
+                # The shade is a number computed here, never user text.
+                {"value": value, "shade": round(100 - 55 * value)} if value is not None else None
+                for value in (grid.get((row.model, row.verified), {}).get(d) for d in ordered)
+            ],
+        }
+        for row in rows
+    ]
+    return render(
+        request,
+        "leaderboard/paper.html",
+        {
+            "filters": filters,
+            "rows": rows,
+            "most_domains": max((row.domains for row in rows), default=0),
+            "heat_domains": ordered,
+            "heat": heat,
+            "published": published,
+            "section": "paper",
+        },
+    )
+
+
 @require_safe
 def correlations(request):
     """Pearson r across models between KUMO metrics and external benchmarks, one setting."""

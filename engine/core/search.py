@@ -73,7 +73,7 @@ domains, whose states rule out fewer of the instance's truths, from thousands to
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.core.types import Domain, Instance
@@ -127,6 +127,24 @@ def solve(domain: Domain, instance: Instance) -> OptimalResult:
     )
 
 
+def solve_observed(
+    domain: Domain, instance: Instance, observed: Mapping[str, int | None]
+) -> OptimalResult:
+    """:func:`solve` with each action's observed state given by index, ``None`` for none.
+
+    For instances of the original KUMO release read in KUMO-compatible mode
+    (``engine.core.kumo_release``): there an observation may match no state, and the
+    original oracle then rules nothing out. The values are the same as :func:`solve`'s
+    whenever every action has a state.
+    """
+    encoding = _Encoding(domain, instance.truths, instance.actions)
+    indices = [observed.get(name) for name in encoding.action_names]
+    expected, path = _search(encoding, indices)
+    return OptimalResult(
+        expected_actions=expected, oracle_actions=len(path), oracle_path=tuple(path)
+    )
+
+
 def expected_actions(domain: Domain, truths: Iterable[str], actions: Iterable[str]) -> float:
     """``E(T, A)``: the expected number of information actions still needed."""
     return _search(_Encoding(domain, truths, actions), None)[0]
@@ -141,13 +159,15 @@ def best_action(domain: Domain, truths: Iterable[str], actions: Iterable[str]) -
     return path[0] if path else None
 
 
-def _search(encoding: _Encoding, observed: list[int] | None) -> tuple[float, list[str]]:
+def _search(encoding: _Encoding, observed: Sequence[int | None] | None) -> tuple[float, list[str]]:
     """``E`` at the start and the oracle's actions, with whichever solver runs.
 
     With ``observed`` (the index of each action's observed state) the path is the oracle's
-    whole play; without, it is the argmin of the start alone (empty at a base case).
+    whole play; without, it is the argmin of the start alone (empty at a base case). An
+    index of ``None`` (no state matched; KUMO-compatible instances only) rules nothing out
+    and is played by the Python solver, which gives the same values.
     """
-    if _use_native(encoding):
+    if _use_native(encoding) and (observed is None or None not in observed):
         expected, indices = _fastsearch.search(
             encoding.state_masks, encoding.all_truths, encoding.all_actions, observed
         )
@@ -160,7 +180,9 @@ def _search(encoding: _Encoding, observed: list[int] | None) -> tuple[float, lis
         path.append(solver.action_names[index])
         if observed is None:
             break
-        truths &= ~solver.state_masks[index][observed[index]]
+        state = observed[index]
+        if state is not None:
+            truths &= ~solver.state_masks[index][state]
         actions &= ~(1 << index)
     return expected, path
 

@@ -233,3 +233,22 @@ def test_optimal_steps_prints_one_line_per_instance(tmp_path: Path, small_domain
         assert row["expected_actions"] == pytest.approx(stored.expected_actions, abs=1e-12)
         assert row["oracle_actions"] == stored.oracle_actions
         assert 0 <= row["oracle_actions"] <= 5
+
+
+def test_import_tasks_and_optimal_steps_keep_a_line_holding_unicode_separators(
+    tmp_path: Path, small_domain_file: Path
+):
+    run("import_domain", str(small_domain_file))
+    generated = tmp_path / "tasks.jsonl"
+    run("generate_tasks", "orchard", "--truths", "4", "--actions", "3", "--count", "2",
+        "--seed", "7", "--out", str(generated))  # fmt: skip
+    run("import_domain", str(small_domain_file), "--name", "orchard-two")
+    lines = generated.read_text(encoding="utf-8").splitlines()
+    # Raw U+2028 / U+0085 are legal inside JSON strings (the KUMO release has them).
+    noted = [json.dumps({**json.loads(line), "note": "a\u2028b\u0085c"}, ensure_ascii=False)
+             for line in lines]  # fmt: skip
+    path = tmp_path / "noted.jsonl"
+    path.write_text("\n".join(noted) + "\n", encoding="utf-8")
+    assert "2 new" in run("import_tasks", "orchard-two", str(path))
+    printed = run("optimal_steps", "orchard-two", str(path)).splitlines()
+    assert [json.loads(line)["seed"] for line in printed] == [7, 8]

@@ -21,7 +21,7 @@ class Command(BaseCommand):
     def handle(self, *args, domain: str, path: str, **options) -> None:
         row = get_domain(domain)
         try:
-            cores = parse_instances_jsonl(read_text(path).splitlines())
+            cores = parse_instances_jsonl(read_text(path).split("\n"))
             report = do_store_instances(row, cores, source=Instance.Source.IMPORTED)
         except EngineError as error:
             raise CommandError(f"{path}: nothing imported.\n{error}") from None

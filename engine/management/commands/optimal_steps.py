@@ -24,7 +24,7 @@ class Command(BaseCommand):
     def handle(self, *args, domain: str, path: str, **options) -> None:
         core_domain = get_domain(domain).to_core()
         try:
-            cores = parse_instances_jsonl(read_text(path).splitlines())
+            cores = parse_instances_jsonl(read_text(path).split("\n"))
         except EngineError as error:
             raise CommandError(f"{path}:\n{error}") from None
         for core in cores:
