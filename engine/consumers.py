@@ -5,112 +5,177 @@ Messages from the browser: ``{"type": "action", "action": NAME}``,
 Messages to the browser: ``{"type": "state", "state": {...}}`` (sent on connect and after
 every change, from the database, so a reconnecting or second tab never misses anything)
 and ``{"type": "error", "message": ...}`` for a refused move.
+
+The live channel (Redis) is best-effort: the socket that made a move is sent its new state
+directly, and a socket whose channel layer is unreachable stays open and keeps playing
+(only other tabs' moves wait until Redis answers again).
+
+The consumer is asynchronous and does its database work in the event loop's bounded thread
+pool: a synchronous consumer would run every socket of a process in one shared thread, so a
+move waiting on PostgreSQL or Redis held up every other player's move in that process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 
-from asgiref.sync import async_to_sync
-from channels.generic.websocket import JsonWebsocketConsumer
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from benchmark.handlers import in_pool
 from engine import sessions
 from engine.models import PlaySession
 from humanstudy.access import may_play
 
+logger = logging.getLogger(__name__)
+
 # The largest message the page ever sends is a name of at most 500 characters.
 MAX_FRAME = 64 * 1024
+# Seconds between tries to reach an unreachable channel layer.
+LAYER_RETRY_SECONDS = 2.0
 
 
-class PlayConsumer(JsonWebsocketConsumer):
+@in_pool
+def _may_open(user, session_id: int) -> bool:
+    session = PlaySession.objects.filter(pk=session_id, player=user).only("instance_id").first()
+    return session is not None and may_play(user, session.instance_id)
+
+
+@in_pool
+def _play(kind: str, session_id: int, user, name) -> tuple[sessions.MoveOutcome, dict]:
+    move = sessions.take_action if kind == "action" else sessions.answer
+    outcome = move(session_id, user, name)
+    return outcome, outcome.state()
+
+
+@in_pool
+def _state(session_id: int) -> dict:
+    session = (
+        PlaySession.objects.select_related("instance__domain")
+        .defer("instance__domain__data")
+        .get(pk=session_id)
+    )
+    return sessions.session_state(session)
+
+
+class PlayConsumer(AsyncJsonWebsocketConsumer):
     # Steps in the latest state sent to this socket.
     steps_sent = 0
+    # Whether this socket is in its session's group (it is not while Redis is unreachable).
+    grouped = False
 
-    def connect(self) -> None:
+    # Channels assigns ``channel_receive`` (the channel layer's receive) and awaits it for
+    # as long as the socket is open; one failure would close the socket with 1011. Here a
+    # failure is logged and the receive tried again after a pause.
+    @property
+    def channel_receive(self):
+        return self._receive_resiliently
+
+    @channel_receive.setter
+    def channel_receive(self, receive) -> None:
+        self._layer_receive = receive
+
+    async def _receive_resiliently(self) -> dict:
+        while True:
+            try:
+                return await self._layer_receive()
+            except Exception:
+                logger.warning("channel layer unreachable; retrying", exc_info=True)
+                self.grouped = False
+                await asyncio.sleep(LAYER_RETRY_SECONDS)
+                await self.join_group()
+
+    async def join_group(self) -> None:
+        if self.grouped:
+            return
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+            self.grouped = True
+        except Exception:
+            logger.warning("session %s: live updates unavailable", self.session_id, exc_info=True)
+
+    async def connect(self) -> None:
         user = self.scope.get("user")
         self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
         if user is None or not user.is_authenticated:
-            self.close(code=4401)
+            await self.close(code=4401)
             return
-        session = PlaySession.objects.filter(pk=self.session_id, player=user).first()
-        if session is None or not may_play(user, session.instance_id):
+        if not await _may_open(user, self.session_id):
             # Same answer for "not yours", "not in your task set" and "does not exist".
-            self.close(code=4404)
+            await self.close(code=4404)
             return
         self.group = sessions.group_name(self.session_id)
-        async_to_sync(self.channel_layer.group_add)(self.group, self.channel_name)
-        self.accept()
-        self.send_state()
+        await self.join_group()
+        await self.accept()
+        await self.send_state()
 
-    def disconnect(self, code: int) -> None:
-        group = getattr(self, "group", None)
-        if group:
-            async_to_sync(self.channel_layer.group_discard)(group, self.channel_name)
+    async def disconnect(self, code: int) -> None:
+        if self.grouped:
+            try:
+                await self.channel_layer.group_discard(self.group, self.channel_name)
+            except Exception:  # the group's entry expires on its own
+                logger.warning("session %s: group not left", self.session_id, exc_info=True)
 
-    def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         """Decode one frame; anything malformed is answered with an error, and the socket
         stays open (the HTTP API answers the same input with a 400)."""
         if text_data is None:
-            self.send_error("send text frames holding JSON; binary frames are not understood")
+            await self.send_error("send text frames holding JSON; binary frames are not understood")
             return
         if len(text_data) > MAX_FRAME:
-            self.send_error(f"a message may be at most {MAX_FRAME:,} characters")
+            await self.send_error(f"a message may be at most {MAX_FRAME:,} characters")
             return
         try:
             content = json.loads(text_data)
         except ValueError:
-            self.send_error("messages must be JSON")
+            await self.send_error("messages must be JSON")
             return
         except RecursionError:
-            self.send_error("the message is nested too deeply")
+            await self.send_error("the message is nested too deeply")
             return
-        self.receive_json(content, **kwargs)
+        await self.receive_json(content, **kwargs)
 
-    def send_error(self, message: str) -> None:
-        self.send_json({"type": "error", "message": message})
+    async def send_error(self, message: str) -> None:
+        await self.send_json({"type": "error", "message": message})
 
-    def receive_json(self, content, **kwargs) -> None:
+    async def receive_json(self, content, **kwargs) -> None:
         if not isinstance(content, dict):
-            self.send_json({"type": "error", "message": "messages must be JSON objects"})
+            await self.send_error("messages must be JSON objects")
             return
         kind = content.get("type")
-        user = self.scope["user"]
+        await self.join_group()  # again, if Redis was unreachable until now
+        if kind == "sync":
+            await self.send_state()
+            return
+        if kind not in ("action", "answer"):
+            await self.send_error(f"unknown message type {str(kind)[:50]!r}")
+            return
+        name = content.get("action" if kind == "action" else "truth", "")
         try:
-            if kind == "action":
-                outcome = sessions.take_action(self.session_id, user, content.get("action", ""))
-            elif kind == "answer":
-                outcome = sessions.answer(self.session_id, user, content.get("truth", ""))
-            elif kind == "sync":
-                self.send_state()
-                return
-            else:
-                self.send_error(f"unknown message type {str(kind)[:50]!r}")
-                return
+            outcome, state = await _play(kind, self.session_id, self.scope["user"], name)
         except sessions.SessionError as error:
-            self.send_json({"type": "error", "message": str(error)})
+            await self.send_error(str(error))
             return
         if not outcome.accepted:
-            self.send_json({"type": "error", "message": outcome.error})
-        # Accepted or not, the session changed (invalid moves are counted); the group
-        # event sent after commit delivers the new state to this and every other tab.
+            await self.send_error(outcome.error)
+        # Accepted or not, the session changed (invalid moves are counted). This socket is
+        # sent the new state itself; the group event after commit brings it to the other
+        # tabs (and is dropped here as already sent).
+        await self.forward(state)
 
-    def session_changed(self, event: dict) -> None:
+    async def session_changed(self, event: dict) -> None:
         state = event.get("state")
         if state is None:
-            self.send_state()
+            await self.send_state()
         elif len(state["steps"]) > self.steps_sent:
             # Events from several processes may arrive out of order; a state with fewer
             # steps than one already sent is older and is dropped (steps only grow).
-            self.forward(state)
+            await self.forward(state)
 
-    def send_state(self) -> None:
-        session = (
-            PlaySession.objects.select_related("instance__domain")
-            .defer("instance__domain__data")
-            .get(pk=self.session_id)
-        )
-        self.forward(sessions.session_state(session))
+    async def send_state(self) -> None:
+        await self.forward(await _state(self.session_id))
 
-    def forward(self, state: dict) -> None:
+    async def forward(self, state: dict) -> None:
         self.steps_sent = max(self.steps_sent, len(state["steps"]))
-        self.send_json({"type": "state", "state": state})
+        await self.send_json({"type": "state", "state": state})

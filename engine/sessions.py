@@ -60,6 +60,9 @@ class MoveOutcome:
     observation: Observation | None = None
     result: GameResult | None = None
     remaining_actions: tuple[str, ...] = ()
+    # Builds the session's state after this move (see ``session_state``); call it outside
+    # any event loop (it may query the database once the game has ended).
+    state: Callable[[], dict] | None = None
 
 
 def group_name(session_id: int) -> str:
@@ -162,17 +165,20 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
         if game.finished:
             session_finished.send(PlaySession, session=session, actions=_action_names(game))
         steps.append(step)
+
+        def state() -> dict:
+            return _state(session, steps, game)
+
         # Watching sockets are sent the new state built here from what this move already
         # holds, so none of them reads the session again.
-        transaction.on_commit(
-            lambda: notify(session.pk, state=lambda: _state(session, steps, game)), robust=True
-        )
+        transaction.on_commit(lambda: notify(session.pk, state=state), robust=True)
     return MoveOutcome(
         session=session,
         step=step,
         accepted=step.accepted,
         error=step.error,
         remaining_actions=tuple(game.remaining_actions),
+        state=state,
         **outcome_kwargs,
     )
 

@@ -6,6 +6,12 @@ import pytest
 from channels.layers import channel_layers
 
 from engine.models import Instance, PlaySession
+from tests.play.test_websocket import (  # the autouse fixture closes the sync thread's DB
+    _close_the_sync_threads_connection,  # noqa: F401
+    connect,
+    logged_in_session,
+    receive_state,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -45,3 +51,26 @@ def test_a_move_with_redis_unreachable_is_answered_with_its_result(researcher, u
     session = PlaySession.objects.get(pk=session_id)
     assert (session.actions_taken, session.invalid_moves, session.correct) == (1, 0, True)
     assert session.steps.count() == 2
+
+
+@pytest.mark.asyncio
+async def test_a_websocket_opens_and_plays_with_redis_unreachable(
+    orchard, make_user, unreachable_redis
+):
+    from channels.db import database_sync_to_async
+
+    user, session, instance, cookie = await logged_in_session(make_user)
+    ws = connect(session.pk, cookie)
+    connected, _ = await ws.connect()
+    assert connected  # not a 500 handshake
+    assert (await receive_state(ws))["steps"] == []
+    # The layer's receive fails over and over meanwhile; the socket stays open ...
+    assert await ws.receive_nothing(timeout=2.5)
+    # ... and a move is committed once and its new state sent to this socket.
+    action = instance.actions[0]
+    await ws.send_json_to({"type": "action", "action": action})
+    state = await receive_state(ws)
+    assert state["steps"][0]["observation"] == instance.observations[action]
+    stored = await database_sync_to_async(PlaySession.objects.get)(pk=session.pk)
+    assert (stored.actions_taken, stored.invalid_moves) == (1, 0)
+    await ws.disconnect()

@@ -44,11 +44,20 @@ def logged_in_session(make_user, username="player"):
     return user, session, instance, cookie
 
 
+class Communicator(WebsocketCommunicator):
+    """Channels' communicator with a connect timeout for a busy machine: a socket's first
+    connection in a test opens a database connection and a Redis one for the test's event
+    loop, which took over the default 1 s with other processes on both cores."""
+
+    async def connect(self, timeout: float = 10):
+        return await super().connect(timeout)
+
+
 def connect(session_id: int, cookie: str | None) -> WebsocketCommunicator:
     headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
     if cookie:
         headers.append((b"cookie", f"sessionid={cookie}".encode()))
-    return WebsocketCommunicator(application, f"/ws/play/{session_id}/", headers=headers)
+    return Communicator(application, f"/ws/play/{session_id}/", headers=headers)
 
 
 async def receive_state(communicator) -> dict:
@@ -188,3 +197,26 @@ async def test_a_late_older_state_is_not_sent_after_a_newer_one(orchard, make_us
     await ws.send_json_to({"type": "sync"})
     assert len((await receive_state(ws))["steps"]) == 1
     await ws.disconnect()
+
+
+@pytest.mark.production
+async def test_threads_give_their_database_connections_back_to_the_pool(orchard, make_user):
+    from benchmark.handlers import in_pool
+
+    pool = connections["default"].pool
+    assert pool is not None  # the production pass pools PostgreSQL connections
+    user, session, instance, cookie = await logged_in_session(make_user)
+    count = in_pool(lambda: PlaySession.objects.count())
+    for _ in range(3 * pool.max_size):
+        assert await count() == 1
+    # Three sockets play a move each: every connection went back to the pool.
+    for _ in range(3):
+        ws = connect(session.pk, cookie)
+        assert (await ws.connect())[0]
+        await receive_state(ws)
+        await ws.send_json_to({"type": "sync"})
+        await receive_state(ws)
+        await ws.disconnect()
+    stats = pool.get_stats()
+    # At most one stays out: Channels' authentication keeps one in its single shared thread.
+    assert stats["pool_size"] - stats["pool_available"] <= 1, stats
