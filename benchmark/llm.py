@@ -36,7 +36,10 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import httpx
+from engine.core.lazy import lazy_module
+
+httpx = lazy_module("httpx")
+
 
 # Statuses worth retrying: request timeout, rate limits and server-side failures.
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))

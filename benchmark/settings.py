@@ -11,6 +11,7 @@ layer and Celery tasks executed in-process. Production sets:
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -75,7 +76,9 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "t
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "daphne",
+    # daphne makes ``runserver`` (./start.sh) serve HTTP and websockets. Loading it installs
+    # Twisted's reactor (0.17 s), which no other command or server process needs.
+    *(["daphne"] if "runserver" in sys.argv else []),
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -225,6 +228,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "leaderboard.requeue_stalled_submissions",
         "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
     },
+    "requeue stalled runs": {
+        "task": "benchmark.requeue_stalled_runs",
+        "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
+    },
 }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -238,6 +245,10 @@ ROUNDS_AUTO_ROTATE = env_bool("ROUNDS_AUTO_ROTATE", True)
 # whose worker died is taken over once its lease expires; after the attempts it fails.
 SUBMISSION_LEASE_SECONDS = env_int("SUBMISSION_LEASE_SECONDS", 900)
 SUBMISSION_MAX_ATTEMPTS = env_int("SUBMISSION_MAX_ATTEMPTS", 3)
+# Evaluation runs: the worker renews its run's lease every third of RUN_LEASE_SECONDS; a
+# run whose lease expired is queued again, at most RUN_MAX_ATTEMPTS times in a row.
+RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 300)
+RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
 SUBMISSION_PENDING_GRACE_SECONDS = env_int("SUBMISSION_PENDING_GRACE_SECONDS", 120)
 # The largest results file accepted (bytes); a larger upload is refused before it is read.
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)

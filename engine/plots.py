@@ -6,11 +6,13 @@ plain lists, so the page embeds it with ``json_script``.
 
 from __future__ import annotations
 
-import networkx as nx
 import plotly.graph_objects as go
 
 from engine.core.analysis import DomainAnalysis
+from engine.core.lazy import lazy_module
 from leaderboard.plots import BASE_LAYOUT, figure_json, plot_text
+
+nx = lazy_module("networkx")
 
 # spring_layout is randomised; a fixed seed gives the same picture on every request.
 LAYOUT_SEED = 7

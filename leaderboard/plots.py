@@ -12,9 +12,13 @@ import html
 import json
 import math
 
-import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
+
+from engine.core.lazy import lazy_module
+
+# Imported on first use (engine.core.lazy).
+pd = lazy_module("pandas")
+np = lazy_module("numpy")
 
 METRIC_LABELS = {
     "success_rate": "success rate",

@@ -16,12 +16,11 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import numpy as np
-import pandas as pd
 from django.db import connection, transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q
 from django.utils import timezone
 
+from engine.core.lazy import lazy_module
 from engine.models import PlaySession
 from humanstudy.models import TaskSetItem
 from leaderboard.access import PUBLIC_ROUNDS
@@ -35,6 +34,10 @@ from leaderboard.models import (
     StaleGroup,
     Trajectory,
 )
+
+# Imported on first use (engine.core.lazy): commands that never recompute start faster.
+pd = lazy_module("pandas")
+np = lazy_module("numpy")
 
 BOOTSTRAP_SAMPLES = 1000
 HUMANS = "Humans (study)"

@@ -18,7 +18,6 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import urlencode
 
-import pandas as pd
 import plotly
 from django.db.models import Count, F
 from django.http import (
@@ -34,11 +33,14 @@ from django.views.decorators.http import require_safe
 from plotly.offline import get_plotlyjs_version
 
 from benchmark.spreadsheet import safe_row
+from engine.core.lazy import lazy_module
 from engine.models import Instance
 from leaderboard import plots
 from leaderboard.access import PUBLIC_ROUNDS
 from leaderboard.models import BoardRow, CorrelationRow, ExternalScore, ModelEntry, Round
 from leaderboard.recompute import one_row_per_model
+
+pd = lazy_module("pandas")
 
 NAMED_SETTINGS = {(4, 6): "Easy", (12, 16): "Hard"}
 DEFAULT_SETTING = (4, 6)

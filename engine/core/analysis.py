@@ -37,10 +37,11 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-import networkx as nx
-
 from engine.core.domain_io import validate_domain
+from engine.core.lazy import lazy_module
 from engine.core.types import Action, Domain, State
+
+nx = lazy_module("networkx")
 
 # Louvain is randomised; a fixed seed makes the communities reproducible.
 LOUVAIN_SEED = 20250
