@@ -17,13 +17,14 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Count, Prefetch, Q, Sum
+from django.db import connection, transaction
+from django.db.models import Count, F, Prefetch, Q, Sum
 from django.utils import timezone
 from tqdm import tqdm
 
@@ -228,7 +229,7 @@ def do_requeue_run(run: EvaluationRun, *, launch: bool = True) -> bool:
     """Put a failed run back in the queue to play its missing games (and submit).
     Returns whether it was requeued: only failed runs are."""
     changed = EvaluationRun.objects.filter(pk=run.pk, status=EvaluationRun.Status.FAILED).update(
-        status=EvaluationRun.Status.QUEUED
+        status=EvaluationRun.Status.QUEUED, attempts=0
     )
     if changed and launch:
         do_launch_run(run)
@@ -296,11 +297,15 @@ def do_run_evaluation(
         finished_at=None,
         error="",
         failed_games=0,
+        attempts=F("attempts") + 1,
+        lease_expires_at=_lease_end(),
     )
     if not claimed:
         return None
     run = EvaluationRun.objects.get(pk=run_id)
     session = _RunSession(run, out_path=out_path, progress=progress, stop=stop)
+    keeper = _LeaseKeeper(run_id)
+    keeper.start()
     try:
         session.play()
         session.finish()
@@ -308,7 +313,71 @@ def do_run_evaluation(
         # Interrupted (Ctrl-C, a worker shutting down) or a bug: never leave it "running".
         session.abort(error)
         raise
+    finally:
+        keeper.stop()
     return run
+
+
+def _lease_end():
+    return timezone.now() + timedelta(seconds=settings.RUN_LEASE_SECONDS)
+
+
+class _LeaseKeeper(threading.Thread):
+    """Renews a running run's lease every third of RUN_LEASE_SECONDS, whether or not a
+    game finished meanwhile (one LLM game can take longer than the lease)."""
+
+    def __init__(self, run_id: int) -> None:
+        super().__init__(name=f"run-{run_id}-lease", daemon=True)
+        self.run_id = run_id
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        try:
+            while not self.done.wait(settings.RUN_LEASE_SECONDS / 3):
+                EvaluationRun.objects.filter(
+                    pk=self.run_id, status=EvaluationRun.Status.RUNNING
+                ).update(lease_expires_at=_lease_end())
+        except Exception:  # the database is away: the lease lapses, the run is taken over
+            logger.warning("run %s: lease not renewed", self.run_id, exc_info=True)
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self.done.set()
+        self.join(timeout=10)
+
+
+def requeue_stalled_runs() -> list[int]:
+    """Queue again every running run whose lease expired: its worker died (run by beat).
+
+    The run resumes where its stored games end. A run that lost its worker
+    RUN_MAX_ATTEMPTS times in a row fails with the reason, and can be resumed by hand.
+    Claiming is a conditional update, so two beats at once queue a run once. Returns the
+    ids queued again.
+    """
+    now = timezone.now()
+    requeued = []
+    stalled = EvaluationRun.objects.filter(
+        status=EvaluationRun.Status.RUNNING, lease_expires_at__lt=now
+    )
+    for run in stalled:
+        claim = EvaluationRun.objects.filter(
+            pk=run.pk, status=EvaluationRun.Status.RUNNING, lease_expires_at__lt=now
+        )
+        if run.attempts >= settings.RUN_MAX_ATTEMPTS:
+            claim.update(
+                status=EvaluationRun.Status.FAILED,
+                lease_expires_at=None,
+                finished_at=now,
+                error=f"its worker stopped {run.attempts} times without finishing; "
+                "resume the run to play the games left",
+            )
+            logger.warning("run %s failed: its worker stopped %s times", run.pk, run.attempts)
+        elif claim.update(status=EvaluationRun.Status.QUEUED, lease_expires_at=None):
+            logger.warning("run %s lost its worker; queued again", run.pk)
+            do_launch_run(run)
+            requeued.append(run.pk)
+    return requeued
 
 
 class _RunSession:
@@ -607,7 +676,10 @@ class _RunSession:
             )
         run.error = "\n".join(problems)
         run.finished_at = timezone.now()
-        run.save(update_fields=["status", "error", "finished_at", "submissions"])
+        run.lease_expires_at = None
+        run.save(
+            update_fields=["status", "error", "finished_at", "submissions", "lease_expires_at"]
+        )
 
     def _submit(self) -> list[str]:
         problems = []
@@ -647,6 +719,7 @@ class _RunSession:
             status=EvaluationRun.Status.FAILED,
             error=f"{reason}; resume the run to play the games left",
             finished_at=timezone.now(),
+            lease_expires_at=None,
         )
         run.refresh_from_db()
 

@@ -77,6 +77,7 @@ class EvaluationRunAdmin(admin.ModelAdmin):
         "model",
         "setting",
         "status",
+        "attempts",
         "progress_cell",
         "success_cell",
         "created_by",

@@ -94,6 +94,12 @@ class EvaluationRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A running run holds a lease that its worker renews while it plays
+    # (benchmark.actions.do_run_evaluation); a run whose lease expired lost its worker and
+    # is queued again to play the games left (requeue_stalled_runs, run by beat), up to
+    # RUN_MAX_ATTEMPTS tries in a row.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -79,6 +79,8 @@ class EvaluationRunSerializer(serializers.ModelSerializer):
             "created_at",
             "started_at",
             "finished_at",
+            "attempts",
+            "lease_expires_at",
             "page",
         ]
         read_only_fields = fields

@@ -15,6 +15,12 @@ def run_evaluation_task(run_id: int) -> str:
     return run.status if run is not None else "already claimed"
 
 
+@shared_task(name="benchmark.requeue_stalled_runs", ignore_result=True)
+def requeue_stalled_runs_task() -> list[int]:
+    """Beat sends it every REQUEUE_STALLED_SECONDS: runs whose worker died play on."""
+    return actions.requeue_stalled_runs()
+
+
 @shared_task(name="benchmark.heartbeat", ignore_result=True)
 def heartbeat_task() -> float:
     """Beat sends it every HEARTBEAT_SECONDS; /health/ checks that a worker ran it lately."""
