@@ -30,6 +30,7 @@ import random
 import shutil
 import signal
 import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -73,9 +74,15 @@ class Stack:
             DATABASE_URL=f"{PG}/{self.db}",
             REDIS_URL=f"redis://127.0.0.1:{self.redis_port}/0",
             SECRET_KEY="benchmark-only-secret-key-" + "x" * 30,
-            DEBUG="1",
+            # As deployed (deploy/kumo.env.example), but plain HTTP on loopback: no TLS
+            # redirect, cookies not marked Secure.
+            DEBUG="0",
+            ALLOWED_HOSTS="127.0.0.1",
+            SECURE_SSL_REDIRECT="0",
+            SECURE_COOKIES="0",
+            SECURE_HSTS_SECONDS="0",
             MEDIA_ROOT=str(self.media),
-            DATABASE_POOL_MAX="10",
+            DATABASE_POOL_MAX=os.environ.get("BENCH_POOL_MAX", "10"),
             PYTHONPATH=str(ROOT),
             SUBMISSION_LEASE_SECONDS="5",
             SUBMISSION_PENDING_GRACE_SECONDS="5",
@@ -116,6 +123,7 @@ class Stack:
         self.media.mkdir(exist_ok=True)
         self.start_redis()
         self.manage("migrate", "--verbosity", "0")
+        self.manage("collectstatic", "--noinput", "--verbosity", "0")
 
     def manage(self, *args: str) -> str:
         return subprocess.run(
@@ -128,13 +136,33 @@ class Stack:
         ).stdout
 
     def start(self, name: str, *command: str) -> None:
+        log = self.log(name).open("a")
         self.processes[name] = subprocess.Popen(
             command,
             cwd=ROOT,
             env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
+        )
+
+    def log(self, name: str) -> Path:
+        return Path(f"/tmp/kumo-bench-{os.getpid()}-{name}.log")
+
+    def server_errors(self) -> str:
+        """What the web server logged as failures (tracebacks' last lines, counted)."""
+        lines = (
+            self.log("web").read_text(errors="replace").splitlines()
+            if self.log("web").exists()
+            else []
+        )
+        failures = [
+            line for line in lines if line and not line.startswith((" ", "INFO", "Traceback"))
+        ]
+        counted = {line: failures.count(line) for line in set(failures)}
+        return "\n".join(
+            f"  {count} x {line[:160]}"
+            for line, count in sorted(counted.items(), key=lambda item: -item[1])[:8]
         )
 
     def start_web(self) -> None:
@@ -153,6 +181,8 @@ class Stack:
             "--lifespan",
             "off",
             "--no-access-log",
+            "--timeout-keep-alive",
+            "75",
         )
         wait_until(lambda: _http_ok(f"{self.base}/api/v1/leaderboard/"), "uvicorn")
 
@@ -208,6 +238,8 @@ class Stack:
             self.stop(name)
         subprocess.run(["psql", PG + "/postgres", "-qc", f"DROP DATABASE IF EXISTS {self.db}"])
         shutil.rmtree(self.media, ignore_errors=True)
+        for name in ("web", "worker", "beat"):
+            self.log(name).unlink(missing_ok=True)
 
 
 def _http_ok(url: str) -> bool:
@@ -255,9 +287,11 @@ print(json.dumps(out))
 
 class Recorder:
     def __init__(self) -> None:
-        self.latency: dict[str, list[float]] = {"http": [], "ws": []}
+        # Moves over each transport, and session starts (over HTTP, for both).
+        self.latency: dict[str, list[float]] = {"http": [], "ws": [], "start": []}
         self.errors: list[str] = []
         self.moves = 0
+        self.loop_lag: list[float] = []
 
     def report(self, seconds: float) -> None:
         print(f"moves: {self.moves} in {seconds:.0f} s = {self.moves / seconds:.1f} moves/s")
@@ -266,8 +300,14 @@ class Recorder:
                 continue
             cuts = statistics.quantiles(values, n=100)
             print(
-                f"  {transport:4}: n={len(values):6}  p50 {cuts[49] * 1000:7.1f} ms  "
+                f"  {transport:5}: n={len(values):6}  p50 {cuts[49] * 1000:7.1f} ms  "
                 f"p95 {cuts[94] * 1000:7.1f} ms  p99 {cuts[98] * 1000:7.1f} ms"
+            )
+        if len(self.loop_lag) > 1:
+            cuts = statistics.quantiles(self.loop_lag, n=100)
+            print(
+                f"  load generator's own loop lag: p50 {cuts[49] * 1000:.1f} ms  "
+                f"p95 {cuts[94] * 1000:.1f} ms  p99 {cuts[98] * 1000:.1f} ms"
             )
         print(f"errors: {len(self.errors)}")
         for error in sorted(set(self.errors))[:10]:
@@ -282,9 +322,11 @@ async def http_player(base, player, index, think, deadline, recorder, client):
         if time.monotonic() >= deadline:
             return
         try:
+            begun = time.monotonic()
             started = await client.post(
                 f"{base}/api/v1/sessions/", json={"instance": instance_id}, headers=headers
             )
+            recorder.latency["start"].append(time.monotonic() - begun)
             if started.status_code not in (200, 201):
                 recorder.errors.append(f"start {started.status_code}")
                 continue
@@ -329,9 +371,11 @@ async def ws_player(base, port, player, index, think, deadline, recorder, client
         if time.monotonic() >= deadline:
             return
         try:
+            begun = time.monotonic()
             started = await client.post(
                 f"{base}/api/v1/sessions/", json={"instance": instance_id}, headers=headers
             )
+            recorder.latency["start"].append(time.monotonic() - begun)
             task = started.json()
             async with websockets.connect(
                 f"ws://127.0.0.1:{port}/ws/play/{task['id']}/",
@@ -378,28 +422,37 @@ async def run_load(
 
     recorder = Recorder()
     deadline = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=len(players) + 10, max_keepalive_connections=len(players))
-    async with httpx.AsyncClient(timeout=30, limits=limits) as client:
-        tasks = []
-        for index, player in enumerate(players):
+
+    # One TLS context for every client (plain HTTP here, but httpx builds a context per
+    # client otherwise, loading the CA bundle: ~20 ms of this loop's time per player).
+    tls = ssl.create_default_context()
+
+    async def play(index: int, player: dict) -> None:
+        # One client (one keep-alive connection) per player, as browsers and API scripts
+        # are: a single httpx client shared by hundreds of players spends its time scanning
+        # its own connection pool and became the bottleneck (0.7 cores, p50 4.7 s, while
+        # the server idled).
+        # Players arrive spread over the first think period, as people do; 500 arriving
+        # in the same instant would measure a thundering herd of session starts instead.
+        await asyncio.sleep(random.Random(-index).uniform(0, think))
+        async with httpx.AsyncClient(timeout=30, verify=tls) as client:
             if index < len(players) * ws_share:
-                tasks.append(
-                    ws_player(
-                        running.base,
-                        running.web_port,
-                        player,
-                        index,
-                        think,
-                        deadline,
-                        recorder,
-                        client,
-                    )
+                await ws_player(
+                    running.base, running.web_port, player, index, think, deadline, recorder, client
                 )
             else:
-                tasks.append(
-                    http_player(running.base, player, index, think, deadline, recorder, client)
-                )
-        await asyncio.gather(*tasks)
+                await http_player(running.base, player, index, think, deadline, recorder, client)
+
+    async def watch_own_loop() -> None:
+        # How late this process's own event loop wakes up: latency it adds to every figure.
+        while time.monotonic() < deadline:
+            begun = time.monotonic()
+            await asyncio.sleep(0.01)
+            recorder.loop_lag.append(time.monotonic() - begun - 0.01)
+
+    await asyncio.gather(
+        watch_own_loop(), *(play(index, player) for index, player in enumerate(players))
+    )
     return recorder
 
 
@@ -412,21 +465,71 @@ def load(args) -> None:
             f"{args.players} players, think {args.think} s, {args.duration} s, "
             f"{args.web_workers} uvicorn workers, {args.ws_share:.0%} over websockets"
         )
+        cpu = CpuUse(running)
         started = time.monotonic()
         recorder = asyncio.run(run_load(running, players, args.think, args.duration, args.ws_share))
         recorder.report(time.monotonic() - started)
+        cpu.report(time.monotonic() - started)
+        print("server log (other than INFO):\n" + (running.server_errors() or "  nothing"))
+
+
+class CpuUse:
+    """Where the machine's CPU time went during a run: the web workers, PostgreSQL, Redis,
+    this load generator (it shares the machine), and the rest."""
+
+    def __init__(self, running: Stack) -> None:
+        self.running = running
+        self.start = self._read()
+
+    def _read(self) -> dict[str, float]:
+        tick = os.sysconf("SC_CLK_TCK")
+        server = self.running.processes["web"].pid
+        web = {server, *_children(server)}  # one worker: the server process itself
+        totals = {"web": 0.0, "postgres": 0.0, "redis": 0.0}
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                name = (entry / "comm").read_text().strip()
+            except OSError:
+                continue
+            seconds = (int(fields[11]) + int(fields[12])) / tick
+            if int(entry.name) in web:
+                totals["web"] += seconds
+            elif name.startswith("postgres"):
+                totals["postgres"] += seconds
+            elif name.startswith("redis-server"):
+                totals["redis"] += seconds
+        times = os.times()
+        totals["load generator"] = times.user + times.system
+        line = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+        busy = sum(int(value) for value in line) - int(line[3]) - int(line[4])
+        totals["machine (all)"] = busy / tick
+        return totals
+
+    def report(self, seconds: float) -> None:
+        end = self._read()
+        used = {name: end[name] - self.start[name] for name in end}
+        print(f"CPU (cores busy on average over {seconds:.0f} s, of {os.cpu_count()}):")
+        for name, value in used.items():
+            print(f"  {name:15} {value / seconds:5.2f}")
 
 
 def saturate(args) -> None:
     with stack(args.web_workers) as running:
         levels = [int(level) for level in args.levels.split(",")]
-        players = seed_players(running, max(levels), 40)
+        # Fresh players at each level, each with more games than it can finish: every
+        # request is a real move (no replays of finished games answered 409).
+        players = seed_players(running, sum(levels), 150)
         running.start_web()
+        print(f"{args.web_workers} uvicorn workers, moves over HTTP")
         for level in levels:
             print(f"-- {level} players, no think time, {args.duration} s")
             started = time.monotonic()
             recorder = asyncio.run(run_load(running, players[:level], 0.0, args.duration, 0.0))
             recorder.report(time.monotonic() - started)
+            players = players[level:]
 
 
 def faults(args) -> None:
