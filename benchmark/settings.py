@@ -133,6 +133,8 @@ TEMPLATES = [
 
 WSGI_APPLICATION = None
 ASGI_APPLICATION = "benchmark.asgi.application"
+# Seconds a pooled PostgreSQL connection may sit unused before it is checked on lending.
+DATABASE_POOL_CHECK_IDLE = env_float("DATABASE_POOL_CHECK_IDLE", 5.0)
 
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
@@ -144,9 +146,11 @@ if DATABASE_URL:
         # free connection instead of opening one each until PostgreSQL refuses. Size it so
         # that processes x DATABASE_POOL_MAX stays below the server's max_connections.
         # Pooled connections are returned after each request, so CONN_MAX_AGE stays 0.
-        # CONN_HEALTH_CHECKS: each connection is checked when taken from the pool, so one
-        # the server dropped (a restart, a terminated backend) is replaced instead of
-        # failing a request.
+        # The pool checks a connection before lending it out when it sat unused for
+        # DATABASE_POOL_CHECK_IDLE seconds (benchmark/postgresql/base.py), so one the
+        # server dropped is replaced instead of failing a request; Django's own backend
+        # would check on every request.
+        DATABASES["default"]["ENGINE"] = "benchmark.postgresql"
         DATABASES["default"]["CONN_MAX_AGE"] = 0
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {

@@ -126,3 +126,26 @@ def test_a_beat_tick_outlives_the_database_going_away():
         assert scheduler.tick() == RETRY_SECONDS
     # Once the database is back, the next tick reconnects and goes on.
     assert isinstance(scheduler.tick(), int | float)
+
+
+@pytest.mark.production
+@pytest.mark.django_db(transaction=True)
+def test_pooled_connections_the_server_dropped_while_idle_are_replaced_not_lent(settings):
+    from benchmark.postgresql.base import check_if_idle
+
+    settings.DATABASE_POOL_CHECK_IDLE = 0.2
+    pool = connection.pool
+    assert pool._check is check_if_idle  # Django's per-request check replaced by ours
+    client = Client()
+    for _ in range(3):  # a few connections lent and returned
+        assert client.get("/api/v1/leaderboard/").status_code == 200
+    connection.close()  # this thread's connection back to the pool too
+    with connection._nodb_cursor() as cursor:  # outside the pool
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = %s AND pid <> pg_backend_pid()",
+            [connection.settings_dict["NAME"]],
+        )
+    time.sleep(0.3)  # idle longer than DATABASE_POOL_CHECK_IDLE: checked when lent again
+    for _ in range(3):
+        assert client.get("/api/v1/leaderboard/").status_code == 200
