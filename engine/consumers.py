@@ -62,7 +62,9 @@ def _state(session_id: int) -> dict:
 class PlayConsumer(AsyncJsonWebsocketConsumer):
     # Steps in the latest state sent to this socket.
     steps_sent = 0
-    # Whether this socket is in its session's group (it is not while Redis is unreachable).
+    # The session's group (set once the socket is allowed in), and whether this socket is
+    # in it (it is not while Redis is unreachable).
+    group = ""
     grouped = False
 
     # Channels assigns ``channel_receive`` (the channel layer's receive) and awaits it for
@@ -87,7 +89,7 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
                 await self.join_group()
 
     async def join_group(self) -> None:
-        if self.grouped:
+        if self.grouped or not self.group:
             return
         try:
             await self.channel_layer.group_add(self.group, self.channel_name)

@@ -4,13 +4,15 @@ With ``CONN_HEALTH_CHECKS`` Django has the pool check every connection before le
 out: a round trip to the server on every request. Under load (benchmarks/production_load.py,
 500 players on two cores) that extra wait, for the server and then for the GIL, took the
 median move from 78 ms to about 500 ms. Here the pool checks a connection only when it sat
-unused for ``DATABASE_POOL_CHECK_IDLE`` seconds: one the server dropped while idle (a
-restart, a terminated backend) is still replaced instead of failing a request, and one
-dropped while in use fails that request, is discarded on return and replaced.
+unused for ``DATABASE_POOL_CHECK_IDLE`` seconds, or when the server sent it something
+while it sat in the pool (a terminated backend or a shutting-down server says so and hangs
+up; seeing that costs no round trip): one the server dropped is replaced instead of
+failing a request.
 """
 
 from __future__ import annotations
 
+import select
 import time
 
 from django.conf import settings
@@ -22,8 +24,17 @@ def check_if_idle(connection) -> None:
     now = time.monotonic()
     last = getattr(connection, "_kumo_lent_at", None)
     connection._kumo_lent_at = now
-    if last is None or now - last >= settings.DATABASE_POOL_CHECK_IDLE:
+    if last is None or now - last >= settings.DATABASE_POOL_CHECK_IDLE or _server_spoke(connection):
         ConnectionPool.check_connection(connection)
+
+
+def _server_spoke(connection) -> bool:
+    """Whether the server sent anything to this idle connection (no round trip): a backend
+    that is terminated or shut down says so and hangs up, which makes the socket readable."""
+    try:
+        return bool(select.select([connection.fileno()], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
 
 
 class DatabaseWrapper(base.DatabaseWrapper):

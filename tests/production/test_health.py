@@ -130,10 +130,10 @@ def test_a_beat_tick_outlives_the_database_going_away():
 
 @pytest.mark.production
 @pytest.mark.django_db(transaction=True)
-def test_pooled_connections_the_server_dropped_while_idle_are_replaced_not_lent(settings):
+def test_pooled_connections_the_server_dropped_are_replaced_not_lent(settings):
     from benchmark.postgresql.base import check_if_idle
 
-    settings.DATABASE_POOL_CHECK_IDLE = 0.2
+    settings.DATABASE_POOL_CHECK_IDLE = 60  # used moments ago: no idle check due
     pool = connection.pool
     assert pool._check is check_if_idle  # Django's per-request check replaced by ours
     client = Client()
@@ -147,7 +147,7 @@ def test_pooled_connections_the_server_dropped_while_idle_are_replaced_not_lent(
             [connection.settings_dict["NAME"]],
         )
     try:
-        time.sleep(0.3)  # idle longer than DATABASE_POOL_CHECK_IDLE: checked when lent again
+        time.sleep(0.3)  # the terminated backends said so and hung up: each is checked
         for _ in range(3):
             assert client.get("/api/v1/leaderboard/").status_code == 200
     finally:
