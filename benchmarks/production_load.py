@@ -12,8 +12,12 @@ and time.
 
 ``load``: every player plays Easy games one after another, a move every ``--think`` seconds
 on average (drawn 0.5-1.5x); half play over the HTTP API, half over a websocket (moves sent
-on the socket, latency = until the state showing the move arrives). Prints move latency
-p50/p95/p99 per transport, moves/s and every error.
+on the socket, latency = until the state showing the move arrives); players arrive spread
+over the first think period, each with its own connection. Prints move latency
+p50/p95/p99 per transport and for session starts, moves/s, every error, the generator's own
+event-loop lag (latency it adds itself), CPU per process group (web workers, PostgreSQL,
+Redis, this generator: all share the machine) and what the server logged.
+``BENCH_POOL_MAX`` sets the web workers' DATABASE_POOL_MAX (default 10).
 ``saturate``: closed loops with no think time at each concurrency level: moves/s and p95.
 ``faults``: kills the Celery worker while it scores a 60,000-trajectory submission, kills a
 uvicorn worker under load, restarts Redis under load; prints what was lost and how long
