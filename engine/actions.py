@@ -180,19 +180,24 @@ def do_store_instances(
                 )
             new_rows.append(row)
             books.append((row, text, book_problems))
-        Instance.objects.bulk_create(new_rows)
-        KnowledgeBook.objects.bulk_create(
-            KnowledgeBook(
-                instance=row,
-                text=text,
-                author=KnowledgeBook.Author.DETERMINISTIC,
-                passed_check=not book_problems,
-                problems=book_problems,
-            )
-            for row, text, book_problems in books
-        )
+        _store_with_books(new_rows, books)
         report.created.extend(new_rows)
     return report
+
+
+def _store_with_books(rows: list[Instance], books: list[tuple[Instance, str, list[str]]]) -> None:
+    """Insert new instances and their deterministic books ((row, text, problems) each)."""
+    Instance.objects.bulk_create(rows)
+    KnowledgeBook.objects.bulk_create(
+        KnowledgeBook(
+            instance=row,
+            text=text,
+            author=KnowledgeBook.Author.DETERMINISTIC,
+            passed_check=not problems,
+            problems=problems,
+        )
+        for row, text, problems in books
+    )
 
 
 def _same_content(row: Instance, core: CoreInstance) -> bool:
@@ -383,16 +388,6 @@ def do_store_release_instances(
             new_rows.append(row)
             if text:
                 books.append((row, text, book_problems))
-        Instance.objects.bulk_create(new_rows)
-        KnowledgeBook.objects.bulk_create(
-            KnowledgeBook(
-                instance=row,
-                text=text,
-                author=KnowledgeBook.Author.DETERMINISTIC,
-                passed_check=not book_problems,
-                problems=book_problems,
-            )
-            for row, text, book_problems in books
-        )
+        _store_with_books(new_rows, books)
         report.created += len(new_rows)
     return report

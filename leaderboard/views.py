@@ -34,6 +34,7 @@ from plotly.offline import get_plotlyjs_version
 
 from benchmark.spreadsheet import safe_row
 from engine.core.lazy import lazy_module
+from engine.core.metrics import relative_action_count
 from engine.models import Instance
 from leaderboard import plots
 from leaderboard.access import PUBLIC_ROUNDS
@@ -482,17 +483,24 @@ def paper_rows(setting: Setting, *, published_oracle: bool = False) -> list[Pape
                 n_truths=setting.n_truths, n_actions=setting.n_actions, kumo__isnull=False
             ).values_list("pk", "kumo__published_oracle_actions")
         )
+        # Only the trajectories on the release's instances that carry a published count.
         played = pd.DataFrame.from_records(
             list(
                 Trajectory.objects.filter(
-                    n_truths=setting.n_truths, n_actions=setting.n_actions, active=True
+                    n_truths=setting.n_truths,
+                    n_actions=setting.n_actions,
+                    active=True,
+                    instance__kumo__has_key="published_oracle_actions",
                 ).values_list("model_id", "verified", "instance_id", "information_actions")
             ),
             columns=["model_id", "verified", "instance", "information"],
         )
         played["oracle"] = played["instance"].map(counts)
         played = played.dropna(subset=["oracle"])
-        played["relative"] = (played["information"] - played["oracle"]) / (played["oracle"] + 1)
+        played["relative"] = [
+            relative_action_count(int(information), int(oracle))
+            for information, oracle in zip(played["information"], played["oracle"], strict=True)
+        ]
         for (model_id, verified), group in played.groupby(["model_id", "verified"]):
             published[(int(model_id), bool(verified))] = (
                 float(group["relative"].mean()),
