@@ -12,7 +12,11 @@ from rest_framework.response import Response
 from benchmark import actions
 from benchmark.models import EvaluationRun
 from benchmark.permissions import NotStudyParticipant
-from benchmark.serializers import EvaluationRunSerializer, RunRequestSerializer
+from benchmark.serializers import (
+    EvaluationRunSerializer,
+    RunRefusedSerializer,
+    RunRequestSerializer,
+)
 
 
 class RunList(generics.ListAPIView):
@@ -22,7 +26,10 @@ class RunList(generics.ListAPIView):
     serializer_class = EvaluationRunSerializer
     queryset = EvaluationRun.objects.select_related("created_by").prefetch_related("domains")
 
-    @extend_schema(request=RunRequestSerializer, responses={201: EvaluationRunSerializer})
+    @extend_schema(
+        request=RunRequestSerializer,
+        responses={201: EvaluationRunSerializer, 400: RunRefusedSerializer},
+    )
     def post(self, request):
         serializer = RunRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -30,7 +37,7 @@ class RunList(generics.ListAPIView):
             run = actions.do_create_run(serializer.to_spec(), created_by=request.user, launch=True)
         except actions.RunError as error:
             problems = str(error).splitlines()
-            return Response({"detail": problems[0], "problems": problems}, status=400)
+            return Response({"error": "; ".join(problems), "problems": problems}, status=400)
         run.refresh_from_db()  # the job may already have run (in-process Celery)
         return Response(
             EvaluationRunSerializer(run).data,

@@ -318,8 +318,10 @@ REST_FRAMEWORK = {
         "rest_framework.permissions.IsAuthenticated",
         "benchmark.permissions.NotStudyParticipant",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # One error shape and a schema that documents it (benchmark/api_conventions.py).
+    "EXCEPTION_HANDLER": "benchmark.api_conventions.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "benchmark.api_schema.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "benchmark.api_conventions.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -327,6 +329,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Play held-out reasoning tasks, upload results, read the leaderboard.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Request bodies get their own components, so required text fields say minLength 1.
+    "COMPONENT_SPLIT_REQUEST": True,
     # Swagger UI's files from this site (drf-spectacular-sidecar), never from a CDN: the
     # docs work offline and no third-party script runs on the site's origin.
     "SWAGGER_UI_DIST": "SIDECAR",

@@ -44,3 +44,6 @@ urlpatterns = [
     path("runs/", include("benchmark.run_urls")),
     path("api/v1/runs/", include("benchmark.api_urls")),
 ]
+
+# Under /api/, an unknown address answers the API's JSON error, not the site's HTML page.
+handler404 = "benchmark.api_conventions.not_found"

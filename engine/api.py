@@ -9,6 +9,7 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from benchmark.api_conventions import int_query_param
 from engine import sessions
 from engine.core.game import display_order
 from engine.models import Instance, PlaySession
@@ -22,18 +23,6 @@ from engine.serializers import (
     SessionStartedSerializer,
     StartSessionSerializer,
 )
-
-
-def int_query_param(request, name: str) -> int | None:
-    value = request.query_params.get(name)
-    if value in (None, ""):
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        from rest_framework.exceptions import ValidationError
-
-        raise ValidationError({name: f"must be an integer, got {value!r}"}) from None
 
 
 @extend_schema(

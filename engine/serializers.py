@@ -96,5 +96,12 @@ class ResultSerializer(serializers.Serializer):
 
 
 class ErrorSerializer(serializers.Serializer):
-    error = serializers.CharField()
-    invalid_moves = serializers.IntegerField(required=False)
+    """Every error answer of the API (benchmark/api_conventions.py)."""
+
+    error = serializers.CharField(help_text="what went wrong, as a sentence")
+    fields = serializers.DictField(
+        required=False, help_text="invalid input: each field's messages, by field name"
+    )
+    invalid_moves = serializers.IntegerField(
+        required=False, help_text="a refused move: the session's refused moves so far"
+    )

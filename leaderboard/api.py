@@ -244,7 +244,7 @@ class LeaderboardList(generics.ListAPIView):
     pagination_class = None
 
     def get_queryset(self):
-        from engine.api import int_query_param
+        from benchmark.api_conventions import int_query_param
         from leaderboard.views import BadFilter, pick_round, public_rounds
 
         try:

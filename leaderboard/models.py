@@ -21,6 +21,13 @@ from engine.models import Domain, Instance
 # for someone else's model; no markup or formula characters (< > & " ' = , ;).
 MODEL_NAME_MAX = 100
 MODEL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._:/+()\[\]@-]*")
+# The same rule as one regular expression (single spaces, none at the end), for the API
+# schema: words of the allowed characters separated by single spaces.
+MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/+()\[\]@-]*(?: [A-Za-z0-9._:/+()\[\]@-]+)*$"
+MODEL_NAME_RULE = (
+    "may hold only ASCII letters, digits, spaces (single) and . _ : / + ( ) [ ] @ -, "
+    "and must start with a letter or digit"
+)
 
 
 def validate_model_name(name: str) -> None:
@@ -30,10 +37,7 @@ def validate_model_name(name: str) -> None:
     if len(name) > MODEL_NAME_MAX:
         raise ValidationError(f"the model name is longer than {MODEL_NAME_MAX} characters")
     if name != name.strip() or not MODEL_NAME.fullmatch(name) or "  " in name:
-        raise ValidationError(
-            f"the model name {name!r} may hold only ASCII letters, digits, spaces (single) "
-            "and . _ : / + ( ) [ ] @ -, and must start with a letter or digit"
-        )
+        raise ValidationError(f"the model name {name!r} {MODEL_NAME_RULE}")
 
 
 class ModelEntry(models.Model):

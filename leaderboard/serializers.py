@@ -1,13 +1,36 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from rest_framework import serializers
 
-from leaderboard.models import BoardRow, RankedGame, Submission
+from leaderboard.models import (
+    MODEL_NAME_MAX,
+    MODEL_NAME_PATTERN,
+    MODEL_NAME_RULE,
+    BoardRow,
+    RankedGame,
+    Submission,
+)
+
+
+class ModelNameField(serializers.CharField):
+    """A model's name as the board accepts it (leaderboard.models.validate_model_name),
+    with the rule stated in the schema as a pattern."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("max_length", MODEL_NAME_MAX)
+        kwargs.setdefault("error_messages", {}).setdefault(
+            "max_length", f"the model name is longer than {MODEL_NAME_MAX} characters"
+        )
+        super().__init__(**kwargs)
+        self.validators.append(
+            RegexValidator(MODEL_NAME_PATTERN, message=f"the model name {MODEL_NAME_RULE}")
+        )
 
 
 class SubmissionCreateSerializer(serializers.Serializer):
-    model = serializers.CharField(max_length=200)
+    model = ModelNameField()
     domain = serializers.CharField(max_length=100)
     truths = serializers.IntegerField(min_value=1, max_value=1000)
     actions = serializers.IntegerField(min_value=1, max_value=1000)
@@ -65,7 +88,7 @@ class SubmissionRefusedSerializer(serializers.Serializer):
 
 
 class RankedGameRequestSerializer(serializers.Serializer):
-    model = serializers.CharField(max_length=200, help_text="your model's name")
+    model = ModelNameField(help_text="your model's name")
     domain = serializers.CharField(max_length=100)
     truths = serializers.IntegerField(min_value=1, max_value=1000)
     actions = serializers.IntegerField(min_value=1, max_value=1000)

@@ -100,7 +100,7 @@ def test_a_participants_login_opens_no_api_endpoint(participant, existing_ids):
             for method in (caller.get, caller.post):
                 response = method(path)
                 assert response.status_code == 403, (path, method, response.status_code)
-                assert "study participants cannot use the API" in response.json()["detail"]
+                assert "study participants cannot use the API" in response.json()["error"]
     # Nothing was played or answered on their behalf.
     assert not PlaySession.objects.filter(player=user, finished_at__isnull=False).exists()
     assert Client().get("/api/v1/leaderboard/").status_code == 200  # the board stays public

@@ -306,7 +306,7 @@ def test_deeply_nested_json_is_refused_not_crashed_on(researcher):
 
 def test_a_huge_parameter_count_is_refused_before_anything_is_stored(researcher):
     response = upload(researcher, native_lines(), parameter_count=10**20)
-    assert response.status_code == 400 and "parameter_count" in response.json()
+    assert response.status_code == 400 and "parameter_count" in response.json()["fields"]
     assert not Submission.objects.exists()
     from leaderboard.models import ModelEntry
 
@@ -317,5 +317,5 @@ def test_an_oversized_file_is_refused(researcher, settings):
     settings.SUBMISSION_MAX_BYTES = 1_000
     response = upload(researcher, native_lines() * 10)
     assert response.status_code == 400
-    assert "the limit is 1,000 bytes" in response.json()["file"][0]
+    assert "the limit is 1,000 bytes" in response.json()["fields"]["file"][0]
     assert not Submission.objects.exists()

@@ -50,7 +50,7 @@ def test_instances_are_listed_without_observations_or_answers(token_client):
     assert set(rows[0]) == {"id", "domain", "n_truths", "n_actions", "seed", "truths", "actions"}
     assert client.get("/api/v1/instances/", {"truths": 12}).json()["results"] == []
     bad = client.get("/api/v1/instances/", {"truths": "many"})
-    assert bad.status_code == 400 and "truths" in bad.json()
+    assert bad.status_code == 400 and "truths" in bad.json()["fields"]
 
 
 def play_to_the_end(client, instance: Instance, actions: list[str], truth: str) -> list[str]:
@@ -95,7 +95,7 @@ def test_a_full_game_over_http(token_client):
     unknown = client.post(f"{url}/actions/", {"action": "Ask The Farmer"}, format="json")
     assert unknown.status_code == 400 and "Ask The Farmer" in unknown.json()["error"]
     missing = client.post(f"{url}/actions/", {}, format="json")
-    assert missing.status_code == 400 and "action" in missing.json()
+    assert missing.status_code == 400 and "action" in missing.json()["fields"]
 
     wrong_name = client.post(f"{url}/answer/", {"truth": "Woolly Bear"}, format="json")
     assert wrong_name.status_code == 400
@@ -174,7 +174,7 @@ def test_get_on_a_post_only_endpoint_is_405(token_client):
 
 def test_starting_on_a_missing_instance_is_a_clear_400(token_client):
     response = token_client().post("/api/v1/sessions/", {"instance": 999999}, format="json")
-    assert response.status_code == 400 and "instance" in response.json()
+    assert response.status_code == 400 and "instance" in response.json()["fields"]
 
 
 def test_the_openapi_schema_and_docs_are_served(client):

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import urllib.request
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 import websockets
@@ -31,8 +32,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def uvicorn(workers: int = 2):
+def uvicorn(workers: int = 2, log: Path | None = None, **env: str):
+    """uvicorn serving the test database on a free port; ``env`` adds settings (DEBUG=…).
+
+    Its output goes to ``log`` (a file nobody must drain; a pipe left unread would block a
+    server that logs much), or nowhere.
+    """
     port = free_port()
+    output = open(log, "w") if log else subprocess.DEVNULL  # closed below
     process = subprocess.Popen(
         [
             sys.executable,
@@ -50,8 +57,8 @@ def uvicorn(workers: int = 2):
             "--no-access-log",
         ],
         cwd=ROOT,
-        env=child_env(),
-        stdout=subprocess.PIPE,
+        env={**child_env(), **env},
+        stdout=output,
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
@@ -66,6 +73,8 @@ def uvicorn(workers: int = 2):
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+        if log:
+            output.close()
 
 
 def _get(url: str) -> dict | None:

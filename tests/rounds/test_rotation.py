@@ -121,7 +121,8 @@ def test_the_api_filters_by_round(first_round, researcher):
         ("alpha", "orchard", 1.0)
     ]
     unknown = client.get("/api/v1/leaderboard/", {"round": "1999-01"})
-    assert unknown.status_code == 400 and "no public round named" in unknown.json()["round"]
+    assert unknown.status_code == 400
+    assert "no public round named" in unknown.json()["fields"]["round"]
 
 
 def test_the_board_downloads_pin_the_round_they_show(first_round):
