@@ -8,7 +8,9 @@ Study participants have no token and no account page: they are sent to their stu
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from rest_framework.authtoken.models import Token
 
@@ -43,3 +45,13 @@ def token(request):
     if action != "revoke":
         request.session[SHOW_ONCE] = Token.objects.create(user=request.user).key
     return redirect("account")
+
+
+class SignInView(LoginView):
+    """Django's sign-in page; a study participant always lands on their study page
+    (whatever page they signed in from), never on the rest of the site."""
+
+    def get_success_url(self) -> str:
+        if hasattr(self.request.user, "participant"):
+            return reverse("humanstudy:progress")
+        return super().get_success_url()

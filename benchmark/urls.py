@@ -29,6 +29,8 @@ urlpatterns = [
     path("health/", health.health, name="health"),
     path("account/", account.account, name="account"),
     path("account/token/", account.token, name="account-token"),
+    # Before the auth URLs: a participant who signs in lands on their study page.
+    path("accounts/login/", account.SignInView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/", include("engine.api_urls")),
     path("api/v1/", include("leaderboard.api_urls")),

@@ -43,9 +43,9 @@ def _may_open(user, session_id: int) -> bool:
 
 
 @in_pool
-def _play(kind: str, session_id: int, user, name) -> tuple[sessions.MoveOutcome, dict]:
+def _play(kind: str, session_id: int, user, name, client) -> tuple[sessions.MoveOutcome, dict]:
     move = sessions.take_action if kind == "action" else sessions.answer
-    outcome = move(session_id, user, name)
+    outcome = move(session_id, user, name, client)
     return outcome, outcome.state()
 
 
@@ -155,7 +155,13 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
             return
         name = content.get("action" if kind == "action" else "truth", "")
         try:
-            outcome, state = await _play(kind, self.session_id, self.scope["user"], name)
+            outcome, state = await _play(
+                kind, self.session_id, self.scope["user"], name, content.get("client")
+            )
+        except sessions.TimeUp as error:
+            await self.send_error(str(error))
+            await self.send_state()  # the ended game, with its result
+            return
         except sessions.SessionError as error:
             await self.send_error(str(error))
             return

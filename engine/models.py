@@ -192,6 +192,9 @@ class PlaySession(models.Model):
     invalid_moves = models.PositiveIntegerField(default=0)
     answer = models.CharField(max_length=300, blank=True)
     correct = models.BooleanField(null=True)
+    # A time limit (a study task's): a move after it ends the game unsolved (see
+    # engine.sessions.expire_overdue). None: no limit.
+    deadline_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at"]
@@ -229,6 +232,10 @@ class PlayStep(models.Model):
     error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField()
     elapsed_ms = models.PositiveIntegerField()
+    # What the browser saw since the previous move (engine.sessions.CLIENT_SIGNALS: pastes,
+    # time the page was hidden or unfocused, input timing), for the study's quality filter.
+    # Reported by the client, so only bounded integers are kept; None for other clients.
+    client = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["session", "index"]

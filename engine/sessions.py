@@ -87,15 +87,54 @@ def replay_game(session: PlaySession, steps: list[PlayStep] | None = None) -> Ga
     return Game.replay(instance.domain.to_core(), instance.to_core(), moves)
 
 
-def take_action(session_id: int, player: User, action: str) -> MoveOutcome:
-    return _move(session_id, player, PlayStep.Kind.ACTION, action)
+# What a browser may report with each move about the time since the previous one, with the
+# largest value kept (docs/human-study.md lists them): paste events, copy events, times and
+# milliseconds the page was hidden or lost focus, key presses, and the milliseconds from
+# the page showing the move's state to the first input.
+CLIENT_SIGNALS = {
+    "pastes": 10_000,
+    "copies": 10_000,
+    "hidden_count": 10_000,
+    "hidden_ms": 86_400_000,
+    "blur_count": 10_000,
+    "blur_ms": 86_400_000,
+    "keys": 1_000_000,
+    "first_input_ms": 86_400_000,
+}
 
 
-def answer(session_id: int, player: User, truth: str) -> MoveOutcome:
-    return _move(session_id, player, PlayStep.Kind.ANSWER, truth)
+def clean_client_signals(raw) -> dict | None:
+    """The known signals of a client report as integers in range; anything else dropped.
+
+    A report is the client's word, never trusted for the game: it only feeds the quality
+    filter, so a malformed one loses nothing but itself (the move still counts).
+    """
+    if not isinstance(raw, dict):
+        return None
+    cleaned = {}
+    for name, top in CLIENT_SIGNALS.items():
+        value = raw.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if value != value:  # NaN
+            continue
+        cleaned[name] = int(min(max(value, 0), top))
+    return cleaned or None
 
 
-def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
+def take_action(session_id: int, player: User, action: str, client=None) -> MoveOutcome:
+    return _move(session_id, player, PlayStep.Kind.ACTION, action, client)
+
+
+def answer(session_id: int, player: User, truth: str, client=None) -> MoveOutcome:
+    return _move(session_id, player, PlayStep.Kind.ANSWER, truth, client)
+
+
+class TimeUp(SessionFinished):
+    """The session's time limit passed: it has ended, unsolved."""
+
+
+def _move(session_id: int, player: User, kind: str, sent: str, client=None) -> MoveOutcome:
     if not isinstance(sent, str) or not sent.strip():
         raise SessionError(f"name the {'action' if kind == 'action' else 'truth'} to play")
     if len(sent) > 500:
@@ -123,55 +162,68 @@ def _move(session_id: int, player: User, kind: str, sent: str) -> MoveOutcome:
             raise SessionNotFound("no such session")
         if session.finished:
             raise SessionFinished("this session has ended; its record is now readable")
-        steps = list(session.steps.order_by("index"))
-        game = replay_game(session, steps)
         now = timezone.now()
-        previous = session.last_move_at or session.started_at
-        step = PlayStep(
-            session=session,
-            index=len(steps),
-            kind=kind,
-            sent=sent,
-            created_at=now,
-            elapsed_ms=max(0, int((now - previous).total_seconds() * 1000)),
-        )
-        outcome_kwargs: dict = {}
-        try:
-            if kind == PlayStep.Kind.ACTION:
-                observation = game.take_action(sent)
-                step.observation = observation
-                outcome_kwargs["observation"] = observation
-            else:
-                result = game.answer(sent)
-                outcome_kwargs["result"] = result
-            step.accepted = True
-            step.name = game.history[-1].name
-        except GameOver as error:  # finished sessions are refused above; kept for safety
-            raise SessionFinished(str(error)) from error
-        except InvalidMove as error:
-            step.accepted = False
-            step.error = str(error)[:500]
-        step.save()
-        session.last_move_at = now
-        session.actions_taken = game.actions_taken
-        session.invalid_moves = game.invalid_moves
-        fields = ["last_move_at", "actions_taken", "invalid_moves"]
-        if game.finished:
-            session.finished_at = now
-            session.answer = step.name
-            session.correct = game.result.correct
-            fields += ["finished_at", "answer", "correct"]
-        session.save(update_fields=fields)
-        if game.finished:
-            session_finished.send(PlaySession, session=session, actions=_action_names(game))
-        steps.append(step)
+        if session.deadline_at is not None and now > session.deadline_at:
+            _finish_unanswered(session, at=session.deadline_at)
+            outcome = None
+        else:
+            outcome = _apply_move(session, kind, sent, client, now)
+    if outcome is None:  # raised after the commit: the ended session is kept
+        raise TimeUp("time is up for this task: it has ended, unsolved")
+    return outcome
 
-        def state() -> dict:
-            return _state(session, steps, game)
 
-        # Watching sockets are sent the new state built here from what this move already
-        # holds, so none of them reads the session again.
-        transaction.on_commit(lambda: notify(session.pk, state=state), robust=True)
+def _apply_move(session: PlaySession, kind: str, sent: str, client, now) -> MoveOutcome:
+    """Steps 2–5 of a move on a locked, unfinished session (inside ``_move``'s transaction)."""
+    steps = list(session.steps.order_by("index"))
+    game = replay_game(session, steps)
+    previous = session.last_move_at or session.started_at
+    step = PlayStep(
+        session=session,
+        index=len(steps),
+        kind=kind,
+        sent=sent,
+        created_at=now,
+        elapsed_ms=max(0, int((now - previous).total_seconds() * 1000)),
+        client=clean_client_signals(client),
+    )
+    outcome_kwargs: dict = {}
+    try:
+        if kind == PlayStep.Kind.ACTION:
+            observation = game.take_action(sent)
+            step.observation = observation
+            outcome_kwargs["observation"] = observation
+        else:
+            result = game.answer(sent)
+            outcome_kwargs["result"] = result
+        step.accepted = True
+        step.name = game.history[-1].name
+    except GameOver as error:  # finished sessions are refused above; kept for safety
+        raise SessionFinished(str(error)) from error
+    except InvalidMove as error:
+        step.accepted = False
+        step.error = str(error)[:500]
+    step.save()
+    session.last_move_at = now
+    session.actions_taken = game.actions_taken
+    session.invalid_moves = game.invalid_moves
+    fields = ["last_move_at", "actions_taken", "invalid_moves"]
+    if game.finished:
+        session.finished_at = now
+        session.answer = step.name
+        session.correct = game.result.correct
+        fields += ["finished_at", "answer", "correct"]
+    session.save(update_fields=fields)
+    if game.finished:
+        session_finished.send(PlaySession, session=session, actions=_action_names(game))
+    steps.append(step)
+
+    def state() -> dict:
+        return _state(session, steps, game)
+
+    # Watching sockets are sent the new state built here from what this move already
+    # holds, so none of them reads the session again.
+    transaction.on_commit(lambda: notify(session.pk, state=state), robust=True)
     return MoveOutcome(
         session=session,
         step=step,
@@ -203,15 +255,42 @@ def abandon(session_id: int) -> PlaySession | None:
         )
         if session is None:
             return None
-        game = replay_game(session)
-        session.finished_at = timezone.now()
-        session.answer = ""
-        session.correct = False
-        session.actions_taken = game.actions_taken
-        session.save(update_fields=["finished_at", "answer", "correct", "actions_taken"])
-        session_finished.send(PlaySession, session=session, actions=_action_names(game))
-        transaction.on_commit(lambda: notify(session.pk), robust=True)
+        _finish_unanswered(session, at=timezone.now())
     return session
+
+
+def expire_overdue(player: User) -> int:
+    """End the player's sessions whose time limit has passed (unsolved, at the deadline),
+    so that pages listing them need not wait for a move. Returns how many ended."""
+    overdue = PlaySession.objects.filter(
+        player=player, finished_at__isnull=True, deadline_at__lt=timezone.now()
+    ).values_list("pk", flat=True)
+    ended = 0
+    for session_id in list(overdue):
+        with transaction.atomic():
+            session = (
+                PlaySession.objects.select_for_update(of=("self",))
+                .select_related("instance__domain")
+                .defer("instance__domain__data")
+                .filter(pk=session_id, finished_at__isnull=True)
+                .first()
+            )
+            if session is not None:
+                _finish_unanswered(session, at=session.deadline_at)
+                ended += 1
+    return ended
+
+
+def _finish_unanswered(session: PlaySession, *, at) -> None:
+    """Inside a transaction holding the session's lock: end it with no answer."""
+    game = replay_game(session)
+    session.finished_at = at
+    session.answer = ""
+    session.correct = False
+    session.actions_taken = game.actions_taken
+    session.save(update_fields=["finished_at", "answer", "correct", "actions_taken"])
+    session_finished.send(PlaySession, session=session, actions=_action_names(game))
+    transaction.on_commit(lambda: notify(session.pk), robust=True)
 
 
 def notify(session_id: int, state: Callable[[], dict] | None = None) -> None:
@@ -313,6 +392,11 @@ def _state(session: PlaySession, steps: list[PlayStep], game: Game) -> dict:
         "actions_taken": session.actions_taken,
         "invalid_moves": session.invalid_moves,
     }
+    if session.deadline_at is not None and not session.finished:
+        payload["deadline"] = session.deadline_at.isoformat()
+        payload["seconds_left"] = max(
+            0, round((session.deadline_at - timezone.now()).total_seconds())
+        )
     if session.finished:
         secret = answer_is_secret(session)
         payload["result"] = result_payload(session, secret=secret)

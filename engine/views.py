@@ -8,7 +8,7 @@ import nh3
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import Http404
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
@@ -60,6 +60,9 @@ def _domains_with_counts():
 
 
 def home(request):
+    if hasattr(request.user, "participant"):
+        # A study participant's home is their study page, however they got here.
+        return redirect("humanstudy:progress")
     return render(request, "home.html", {"domains": _domains_with_counts()})
 
 

@@ -160,7 +160,9 @@ class Progress:
 
 
 def progress(participant: Participant) -> Progress:
-    """Tasks done and pay so far (unfinished tasks count as not solved, with no actions)."""
+    """Tasks done and pay so far (unfinished tasks count as not solved, with no actions).
+    Tasks whose time limit has passed are ended first (unsolved)."""
+    sessions.expire_overdue(participant.user)
     items = (
         list(participant.task_set.items.select_related("instance__domain").order_by("position"))
         if participant.task_set
@@ -226,7 +228,10 @@ def study_tasks(participant: Participant) -> list[StudyTask]:
             n_truths=session.instance.n_truths,
             correct=bool(session.correct),
             actions_taken=session.actions_taken,
-            moves=[StudyMove(step.kind, step.elapsed_ms) for step in session.steps.all()],
+            moves=[
+                StudyMove(step.kind, step.elapsed_ms, step.client or {})
+                for step in session.steps.all()
+            ],
         )
         for session in finished
     ]
@@ -247,7 +252,12 @@ def evaluate_participant(participant: Participant) -> Participant:
             min_median_seconds_per_move=config.min_median_seconds_per_move,
             max_blind_answers=config.max_blind_answers,
             success_margin_below_chance=config.success_margin_below_chance,
+            max_pastes=config.max_pastes,
+            max_away_seconds=config.max_away_seconds,
+            max_failed_attention_checks=config.max_failed_attention_checks,
+            chance_test_alpha=config.chance_test_alpha,
         ),
+        participant.attention,
     )
     fields = ["flagged", "flag_reasons"]
     participant.flagged = bool(reasons)

@@ -6,10 +6,30 @@ only decides *what* they play (a task set) and what their play is worth (pay, qu
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 
 from engine.models import Instance
+
+
+def new_key() -> str:
+    return secrets.token_urlsafe(24)
+
+
+DEFAULT_CONSENT = """\
+You are invited to take part in a study of how people reason. You will solve short
+puzzles: in each, several explanations are possible and exactly one is true; you take
+actions to learn more and name the true one using as few actions as you can.
+
+Taking part takes about 30–45 minutes. You are paid a base amount plus a bonus for
+puzzles solved, minus a small amount per action, as shown on your task page. You may stop
+at any time; data of unfinished participation is kept only to pay you and is not analysed.
+
+Your answers are stored under a study ID, not your name. Please work alone and do not use
+search engines, chatbots or other help: we measure your own reasoning.
+"""
 
 
 class StudySettings(models.Model):
@@ -40,11 +60,81 @@ class StudySettings(models.Model):
         help_text="Flag if more tasks than this were answered before any action "
         "(0 switches the rule off).",
     )
+    max_pastes = models.PositiveIntegerField(
+        default=2,
+        help_text="Flag if the participant pasted more than this many times during the tasks "
+        "(0 switches the rule off).",
+    )
+    max_away_seconds = models.PositiveIntegerField(
+        default=120,
+        help_text="Flag if the task page was hidden or out of focus for more than this many "
+        "seconds in total while a task was open (0 switches the rule off).",
+    )
+    max_failed_attention_checks = models.PositiveSmallIntegerField(
+        default=1,
+        help_text="Flag if at least this many attention checks were failed "
+        "(0 switches the rule off; an attentive participant fails none).",
+    )
+    chance_test_alpha = models.FloatField(
+        default=0.05,
+        help_text="Flag if the successes are not significantly better than answering at "
+        "random without any action: an exact one-sided test (each task's chance is "
+        "1 / its number of truths) at this level (0 switches the rule off).",
+    )
     success_margin_below_chance = models.FloatField(
         default=0.0,
         help_text="Flag if the success rate is more than this far below the rate of "
         "answering at random without any action (0.0 flags any score below chance; "
         "a negative value disables the rule).",
+    )
+
+    # -- the participant's path (docs/human-study.md) --
+    consent_text = models.TextField(
+        default=DEFAULT_CONSENT,
+        help_text="Shown on the consent page (Markdown). What the study records is listed "
+        "below it, always.",
+    )
+    label_parameter = models.CharField(
+        max_length=50,
+        default="PROLIFIC_PID",
+        help_text="The query parameter of the study link that carries the participant's "
+        "label from the recruitment platform (e.g. PROLIFIC_PID, workerId).",
+    )
+    link_key = models.CharField(
+        max_length=64,
+        default=new_key,
+        help_text="The secret part of the study link (/study/join/<key>/); change it to "
+        "close the link.",
+    )
+    return_url = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="Where the completion page sends participants back, e.g. "
+        "https://app.prolific.com/submissions/complete?cc={code} ({code} is replaced by "
+        "the completion code). Empty: no return link.",
+    )
+    completion_code = models.CharField(
+        max_length=50,
+        blank=True,
+        help_text="One completion code for everyone (as a recruitment platform gives it). "
+        "Empty: each participant gets their own code.",
+    )
+    task_time_limit_seconds = models.PositiveIntegerField(
+        default=900,
+        help_text="Time for each task once opened; when it runs out the task ends unsolved "
+        "(0: no limit). The practice task has no limit.",
+    )
+    questionnaire = models.BooleanField(
+        default=True, help_text="Ask the short end questionnaire (its attention check too)."
+    )
+    practice_instance = models.ForeignKey(
+        Instance,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The practice task (not paid, not analysed). Empty: an Easy task of the "
+        "first study domain that no task set uses.",
     )
 
     class Meta:
@@ -101,8 +191,39 @@ class Participant(models.Model):
     # One passing participant per task set is chosen at random for analysis.
     selected_for_analysis = models.BooleanField(default=False)
 
+    class Stage(models.TextChoices):
+        CONSENT = "consent", "consent"
+        INSTRUCTIONS = "instructions", "instructions"
+        PRACTICE = "practice", "practice task"
+        TASKS = "tasks", "task set"
+        QUESTIONNAIRE = "questionnaire", "questionnaire"
+        COMPLETE = "complete", "complete"
+        DECLINED = "declined", "declined consent"
+
+    # Where the participant is on their path (humanstudy.path); pages follow it.
+    stage = models.CharField(max_length=20, choices=Stage.choices, default=Stage.CONSENT)
+    # The recruitment platform's ID, from the study link (empty for ID/password accounts).
+    label = models.CharField(max_length=100, blank=True)
+    # The secret of the participant's own link (/study/p/<key>/).
+    link_key = models.CharField(max_length=64, default=new_key, unique=True)
+    consented_at = models.DateTimeField(null=True, blank=True)
+    declined_at = models.DateTimeField(null=True, blank=True)
+    instructions_passed_at = models.DateTimeField(null=True, blank=True)
+    comprehension_attempts = models.PositiveSmallIntegerField(default=0)
+    practice_done_at = models.DateTimeField(null=True, blank=True)
+    # {"item": "answer", …} of the end questionnaire, as given.
+    answers = models.JSONField(default=dict, blank=True)
+    # [{"check": name, "passed": bool}, …]: every attention check the participant met.
+    attention = models.JSONField(default=list, blank=True)
+    completion_code = models.CharField(max_length=50, blank=True)
+
     class Meta:
         ordering = ["user__username"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["label"], condition=~models.Q(label=""), name="one_participant_per_label"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.user.username

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal
 
 from engine.models import PlaySession, PlayStep
+from engine.sessions import CLIENT_SIGNALS
 from humanstudy import actions
 from humanstudy.models import Participant, StudySettings, TaskSetItem
+from humanstudy.path import practice_instance
 
 STEP_COLUMNS = [
     "participant",
@@ -28,6 +31,10 @@ STEP_COLUMNS = [
     "error",
     "created_at",
     "elapsed_ms",
+    # What the page reported since the previous move (engine.sessions.CLIENT_SIGNALS);
+    # empty when it reported nothing.
+    *(f"client_{name}" for name in CLIENT_SIGNALS),
+    "session_deadline",
     "session_correct",
     "flagged",
     "selected_for_analysis",
@@ -46,7 +53,22 @@ PARTICIPANT_COLUMNS = [
     "flagged",
     "flag_reasons",
     "selected_for_analysis",
+    "label",
+    "stage",
+    "consented_at",
+    "declined_at",
+    "instructions_passed_at",
+    "comprehension_attempts",
+    "practice_done_at",
+    "attention_checks",
+    "attention_failed",
+    "questionnaire",
+    "completion_code",
 ]
+
+
+def _time(value) -> str:
+    return value.isoformat() if value else ""
 
 
 def _participants():
@@ -84,6 +106,17 @@ def participant_rows() -> list[dict]:
                 "flagged": participant.flagged,
                 "flag_reasons": "; ".join(participant.flag_reasons),
                 "selected_for_analysis": participant.selected_for_analysis,
+                "label": participant.label,
+                "stage": participant.stage,
+                "consented_at": _time(participant.consented_at),
+                "declined_at": _time(participant.declined_at),
+                "instructions_passed_at": _time(participant.instructions_passed_at),
+                "comprehension_attempts": participant.comprehension_attempts,
+                "practice_done_at": _time(participant.practice_done_at),
+                "attention_checks": json.dumps(participant.attention, ensure_ascii=False),
+                "attention_failed": sum(not c.get("passed") for c in participant.attention),
+                "questionnaire": json.dumps(participant.answers, ensure_ascii=False),
+                "completion_code": participant.completion_code,
             }
         )
     return rows
@@ -101,10 +134,12 @@ def overview() -> dict:
 
 
 def step_rows() -> Iterator[dict]:
-    """Every step of every participant's sessions in their task set, oldest first."""
+    """Every step of every participant's sessions in their task set and of their practice
+    task (position "practice": not paid, not analysed), oldest first."""
     positions = {
         (item.task_set_id, item.instance_id): item.position for item in TaskSetItem.objects.all()
     }
+    practice = practice_instance()
     steps = (
         PlayStep.objects.filter(session__player__participant__isnull=False)
         .select_related(
@@ -117,8 +152,11 @@ def step_rows() -> Iterator[dict]:
         session = step.session
         participant = session.player.participant
         position = positions.get((participant.task_set_id, session.instance_id))
+        if position is None and practice is not None and session.instance_id == practice.pk:
+            position = "practice"
         if position is None:
-            continue  # Not part of the participant's set (e.g. a staff test game).
+            continue  # Not part of the participant's path (e.g. a staff test game).
+        client = step.client or {}
         yield {
             "participant": session.player.username,
             "task_set": participant.task_set.name,
@@ -137,6 +175,8 @@ def step_rows() -> Iterator[dict]:
             "error": step.error,
             "created_at": step.created_at.isoformat(),
             "elapsed_ms": step.elapsed_ms,
+            **{f"client_{name}": client.get(name, "") for name in CLIENT_SIGNALS},
+            "session_deadline": _time(session.deadline_at),
             "session_correct": session.correct,
             "flagged": participant.flagged,
             "selected_for_analysis": participant.selected_for_analysis,

@@ -6,7 +6,7 @@ Plain functions over plain data, so they are easy to test and reuse in analysis.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 
@@ -34,6 +34,9 @@ def pay(
 class StudyMove:
     kind: str  # "action" or "answer"
     elapsed_ms: int
+    # What the page reported since the previous move (engine.sessions.CLIENT_SIGNALS), or
+    # empty when it reported nothing.
+    client: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,28 @@ class QualityThresholds:
     min_median_seconds_per_move: float = 2.0
     max_blind_answers: int = 4
     success_margin_below_chance: float = 0.0
+    max_pastes: int = 0
+    max_away_seconds: float = 0
+    max_failed_attention_checks: int = 0
+    chance_test_alpha: float = 0.0
+
+
+def chance_p_value(tasks: list[StudyTask]) -> float:
+    """P(at least this many successes) when every task is answered at random without any
+    action: the exact one-sided test against chance, with each task's own chance
+    (1 / its truths), i.e. a Poisson-binomial tail. 1.0 with no tasks."""
+    if not tasks:
+        return 1.0
+    # dist[k] = probability of exactly k successes among the tasks so far.
+    dist = [1.0]
+    for task in tasks:
+        p = 1 / task.n_truths
+        dist = [
+            (dist[k] if k < len(dist) else 0.0) * (1 - p) + (dist[k - 1] * p if k else 0.0)
+            for k in range(len(dist) + 1)
+        ]
+    successes = sum(task.correct for task in tasks)
+    return min(1.0, sum(dist[successes:]))
 
 
 def chance_rate(tasks: list[StudyTask]) -> float:
@@ -56,10 +81,13 @@ def chance_rate(tasks: list[StudyTask]) -> float:
     return sum(1 / task.n_truths for task in tasks) / len(tasks) if tasks else 0.0
 
 
-def quality_problems(tasks: list[StudyTask], limits: QualityThresholds) -> list[str]:
+def quality_problems(
+    tasks: list[StudyTask], limits: QualityThresholds, attention: list[dict] | None = None
+) -> list[str]:
     """Reasons to exclude a participant's data (empty list = passes).
 
     A rule whose threshold is 0 (or negative, for the success margin) is switched off.
+    ``attention`` holds the attention checks met (``{"check", "passed"}`` each).
     """
     reasons = []
     seconds = [move.elapsed_ms / 1000 for task in tasks for move in task.moves]
@@ -83,4 +111,30 @@ def quality_problems(tasks: list[StudyTask], limits: QualityThresholds) -> list[
             reasons.append(
                 f"success rate {rate:.0%} is below the {chance:.0%} expected from random answers"
             )
+    if tasks and limits.chance_test_alpha > 0:
+        p_value = chance_p_value(tasks)
+        if p_value >= limits.chance_test_alpha:
+            solved = sum(task.correct for task in tasks)
+            reasons.append(
+                f"{solved} of {len(tasks)} solved is no better than answering at random "
+                f"(exact test against chance: p = {p_value:.2f} ≥ {limits.chance_test_alpha})"
+            )
+    moves = [move for task in tasks for move in task.moves]
+    pastes = sum(move.client.get("pastes", 0) for move in moves)
+    if limits.max_pastes > 0 and pastes > limits.max_pastes:
+        reasons.append(f"pasted {pastes} times during the tasks (more than {limits.max_pastes})")
+    away = sum(
+        max(move.client.get("hidden_ms", 0), move.client.get("blur_ms", 0)) for move in moves
+    )
+    if limits.max_away_seconds > 0 and away / 1000 > limits.max_away_seconds:
+        reasons.append(
+            f"the task page was hidden or out of focus for {away / 1000:.0f} s in total "
+            f"(more than {limits.max_away_seconds:.0f} s)"
+        )
+    failed = sum(1 for check in attention or [] if not check.get("passed"))
+    if limits.max_failed_attention_checks > 0 and failed >= limits.max_failed_attention_checks:
+        reasons.append(
+            f"failed {failed} of {len(attention or [])} attention check(s) "
+            f"(limit {limits.max_failed_attention_checks})"
+        )
     return reasons

@@ -5,14 +5,16 @@ import json
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from benchmark.spreadsheet import safe_row
-from humanstudy import actions, reports
-from humanstudy.models import Participant
+from humanstudy import actions, path, reports
+from humanstudy.actions import StudyError
+from humanstudy.models import Participant, StudySettings
 
 
 def _participant(request) -> Participant:
@@ -20,18 +22,174 @@ def _participant(request) -> Participant:
         Participant.objects.select_related("task_set", "user").filter(user=request.user).first()
     )
     if participant is None:
-        raise Http404("only study participants have a progress page")
+        raise Http404("only study participants have a study page")
+    return participant
+
+
+Stage = Participant.Stage
+STAGE_PAGES = {
+    Stage.CONSENT: "humanstudy:consent",
+    Stage.INSTRUCTIONS: "humanstudy:instructions",
+    Stage.PRACTICE: "humanstudy:practice",
+    Stage.TASKS: "humanstudy:tasks",
+    Stage.QUESTIONNAIRE: "humanstudy:questionnaire",
+    Stage.COMPLETE: "humanstudy:complete",
+    Stage.DECLINED: "humanstudy:declined",
+}
+
+
+def _at(request, *stages) -> Participant | HttpResponse:
+    """The participant if they are at one of ``stages``; else a redirect to their page."""
+    participant = _participant(request)
+    if participant.stage not in stages:
+        return redirect(STAGE_PAGES[participant.stage])
     return participant
 
 
 @login_required
 def progress(request):
-    participant = _participant(request)
-    state = actions.progress(participant)
-    if state.complete and participant.completed_at is None:
-        participant = actions.evaluate_participant(participant)
+    """/study/: wherever the participant is on their path."""
+    return redirect(STAGE_PAGES[_participant(request).stage])
+
+
+def _sign_in(request, participant: Participant) -> None:
+    login(request, participant.user, backend="django.contrib.auth.backends.ModelBackend")
+
+
+def join(request, key: str):
+    """The study link a recruitment platform sends participants to."""
+    label = request.GET.get(StudySettings.current().label_parameter, "")
+    current = getattr(request.user, "participant", None) if request.user.is_authenticated else None
+    if current is not None and label and current.label == label:
+        return redirect("humanstudy:progress")  # the same person opening the link again
+    try:
+        participant = path.join_by_label(key, label)
+    except StudyError as error:
+        return render(request, "humanstudy/link_error.html", {"message": str(error)}, status=403)
+    _sign_in(request, participant)
+    return redirect("humanstudy:progress")
+
+
+def personal_link(request, key: str):
+    """A participant's own link: signs them in, no password."""
+    try:
+        participant = path.participant_for_link(key)
+    except StudyError as error:
+        return render(request, "humanstudy/link_error.html", {"message": str(error)}, status=404)
+    _sign_in(request, participant)
+    return redirect("humanstudy:progress")
+
+
+@login_required
+def consent(request):
+    participant = _at(request, Stage.CONSENT)
+    if isinstance(participant, HttpResponse):
+        return participant
+    if request.method == "POST":
+        choice = request.POST.get("choice")
+        if choice not in ("agree", "decline"):
+            messages.error(request, "please choose whether you agree to take part")
+        else:
+            path.do_consent(participant, choice == "agree")
+            return redirect("humanstudy:progress")
+    from engine.views import render_book
+
+    config = StudySettings.current()
     return render(
-        request, "humanstudy/progress.html", {"participant": participant, "progress": state}
+        request,
+        "humanstudy/consent.html",
+        {
+            "consent_html": render_book(config.consent_text),
+            "signals": RECORDED,
+            "time_limit_minutes": config.task_time_limit_seconds // 60,
+        },
+    )
+
+
+# What the study records, listed on the consent page (and in docs/human-study.md).
+RECORDED = (
+    "every action and answer you send in a task, with the time it took",
+    "how many times you paste or copy on a task page (never what you paste or copy)",
+    "how often and how long a task page is hidden (another tab or window) or loses focus",
+    "how many keys you press on a task page and how long you take to start after a "
+    "task's state is shown (never which keys)",
+    "your answers to the instructions' questions and to the end questionnaire",
+    "your participant ID from the recruitment site (if you came from one), and the times "
+    "you agreed, finished the practice and completed",
+)
+
+
+@login_required
+def declined(request):
+    participant = _at(request, Stage.DECLINED)
+    if isinstance(participant, HttpResponse):
+        return participant
+    return render(request, "humanstudy/declined.html")
+
+
+@login_required
+def instructions(request):
+    participant = _at(request, Stage.INSTRUCTIONS)
+    if isinstance(participant, HttpResponse):
+        return participant
+    wrong: list[str] = []
+    if request.method == "POST":
+        answers = {q.name: request.POST.get(q.name, "") for q in path.COMPREHENSION}
+        wrong = path.check_comprehension(participant, answers)
+        if not wrong:
+            return redirect("humanstudy:progress")
+    config = StudySettings.current()
+    return render(
+        request,
+        "humanstudy/instructions.html",
+        {
+            "questions": path.COMPREHENSION,
+            "wrong": wrong,
+            "config": config,
+            "time_limit_minutes": config.task_time_limit_seconds // 60,
+        },
+    )
+
+
+@login_required
+def practice(request):
+    participant = _at(request, Stage.PRACTICE)
+    if isinstance(participant, HttpResponse):
+        return participant
+    if request.method == "POST":
+        try:
+            if request.POST.get("do") == "start":
+                return redirect("play", session_id=path.open_practice(participant).pk)
+            path.finish_practice(participant)
+            return redirect("humanstudy:progress")
+        except StudyError as error:
+            messages.error(request, str(error))
+    return render(
+        request,
+        "humanstudy/practice.html",
+        {"session": path.practice_session(participant), "available": path.practice_instance()},
+    )
+
+
+@login_required
+def tasks(request):
+    participant = _at(request, Stage.TASKS, Stage.QUESTIONNAIRE, Stage.COMPLETE)
+    if isinstance(participant, HttpResponse):
+        return participant
+    state = actions.progress(participant)
+    if state.complete and participant.stage == Stage.TASKS:
+        path.tasks_done(participant)
+        return redirect("humanstudy:progress")
+    config = StudySettings.current()
+    return render(
+        request,
+        "humanstudy/progress.html",
+        {
+            "participant": participant,
+            "progress": state,
+            "config": config,
+            "time_limit_minutes": config.task_time_limit_seconds // 60,
+        },
     )
 
 
@@ -39,11 +197,46 @@ def progress(request):
 @require_POST
 def open_task(request, position: int):
     try:
-        session = actions.open_task(_participant(request), position)
+        session = path.open_task(_participant(request), position)
     except actions.StudyError as error:
         messages.error(request, str(error))
         return redirect("humanstudy:progress")
     return redirect("play", session_id=session.pk)
+
+
+@login_required
+def questionnaire(request):
+    participant = _at(request, Stage.QUESTIONNAIRE)
+    if isinstance(participant, HttpResponse):
+        return participant
+    problems: list[str] = []
+    if request.method == "POST":
+        answers = {q.name: request.POST.get(q.name, "") for q in path.QUESTIONNAIRE}
+        answers["comment"] = request.POST.get("comment", "")
+        problems = path.answer_questionnaire(participant, answers)
+        if not problems:
+            return redirect("humanstudy:progress")
+    return render(
+        request,
+        "humanstudy/questionnaire.html",
+        {"questions": path.QUESTIONNAIRE, "problems": problems, "comment_max": path.COMMENT_MAX},
+    )
+
+
+@login_required
+def complete(request):
+    participant = _at(request, Stage.COMPLETE)
+    if isinstance(participant, HttpResponse):
+        return participant
+    return render(
+        request,
+        "humanstudy/complete.html",
+        {
+            "participant": participant,
+            "progress": actions.progress(participant),
+            "return_link": path.return_link(participant),
+        },
+    )
 
 
 @staff_member_required

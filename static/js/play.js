@@ -279,6 +279,7 @@
   function draw(state) {
     const wasFinished = Boolean(latest && latest.finished);
     latest = state;
+    if (window.kumoSignals) window.kumoSignals.shown();
     root.classList.toggle("finished", state.finished);
     el.taken.textContent = String(state.actions_taken);
     el.left.textContent = String(state.remaining_actions.length);
@@ -322,6 +323,9 @@
       return false;
     }
     clearError();
+    if (window.kumoSignals && (message.type === "action" || message.type === "answer")) {
+      message.client = window.kumoSignals.take(); // counts only (play_signals.js)
+    }
     socket.send(JSON.stringify(message));
     setPending(true);
     return true;

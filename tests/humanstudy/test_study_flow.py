@@ -45,17 +45,62 @@ def study(db):
                 stdout=StringIO(),
             )
     call_command("build_task_sets", "--count", "3", "--seed", "7", stdout=StringIO())
+    # One more Easy instance that no task set uses: the practice task.
+    call_command(
+        "generate_tasks",
+        "chemical",
+        "--truths",
+        "4",
+        "--actions",
+        "6",
+        "--count",
+        "3",
+        stdout=StringIO(),
+    )
     out = StringIO()
     call_command("create_participants", "--count", "3", stdout=out, stderr=StringIO())
     rows = list(csv.DictReader(StringIO(out.getvalue())))
     return rows
 
 
-def log_in(username: str, password: str) -> Client:
+def log_in(username: str, password: str, *, walk: bool = True) -> Client:
+    """Sign in with ID and password; with ``walk``, go through consent, instructions and
+    the practice task to the task set, as every participant must."""
     client = Client()
     response = client.post("/accounts/login/", {"username": username, "password": password})
     assert response.status_code == 302, "login failed"
+    assert response["Location"] == "/study/"
+    if walk:
+        walk_to_tasks(client)
     return client
+
+
+RIGHT_ANSWERS = {"valid": "one", "actions": "costs", "outcome": "guide", "colour": "purple"}
+
+
+def walk_to_tasks(client: Client) -> None:
+    """Consent, the comprehension check (right at once) and the practice task, by the pages."""
+    assert client.get("/study/")["Location"] == "/study/consent/"
+    assert "What the study records" in client.get("/study/consent/").content.decode()
+    assert client.post("/study/consent/", {"choice": "agree"})["Location"] == "/study/"
+    assert client.get("/study/")["Location"] == "/study/instructions/"
+    assert client.post("/study/instructions/", RIGHT_ANSWERS)["Location"] == "/study/"
+    assert client.get("/study/")["Location"] == "/study/practice/"
+    location = client.post("/study/practice/", {"do": "start"})["Location"]
+    assert location.startswith("/play/")
+    session = PlaySession.objects.get(pk=int(location.strip("/").split("/")[-1]))
+    sessions.answer(session.pk, session.player, session.instance.truths[0])
+    assert client.post("/study/practice/", {"do": "continue"})["Location"] == "/study/"
+    assert client.get("/study/")["Location"] == "/study/tasks/"
+
+
+def finish_questionnaire(client: Client) -> str:
+    """Answer the end questionnaire attentively; returns the completion page."""
+    page = client.get("/study/", follow=True).content.decode()
+    assert "Before you finish" in page  # the last task ended: on to the questionnaire
+    answers = {"difficulty": "3", "help": "no", "attention": "sometimes", "comment": ""}
+    assert client.post("/study/questionnaire/", answers)["Location"] == "/study/"
+    return client.get("/study/", follow=True).content.decode()
 
 
 def test_task_sets_hold_five_easy_and_five_hard_tasks_over_the_five_domains(study):
@@ -72,7 +117,8 @@ def test_create_participants_prints_credentials_that_work(study):
     for row in study:
         participant = Participant.objects.get(user__username=row["id"])
         assert participant.task_set.name == row["task_set"]
-        assert "Your tasks" in log_in(row["id"], row["password"]).get("/study/").content.decode()
+        page = log_in(row["id"], row["password"]).get("/study/tasks/").content.decode()
+        assert "Your tasks" in page
 
 
 def play_set(client: Client, participant: Participant, *, careful: bool) -> None:
@@ -95,7 +141,7 @@ def test_a_participant_plays_the_whole_set_and_sees_the_pay(study):
     row = study[0]
     client = log_in(row["id"], row["password"])
     participant = Participant.objects.get(user__username=row["id"])
-    page = client.get("/study/").content.decode()
+    page = client.get("/study/tasks/").content.decode()
     assert "0 of 10" in page and "$25.00" in page and "Start task 1" in page
 
     # Steps carry real elapsed times; make them look like a careful human's.
@@ -103,12 +149,15 @@ def test_a_participant_plays_the_whole_set_and_sees_the_pay(study):
     from engine.models import PlayStep
 
     PlayStep.objects.filter(session__player=participant.user).update(elapsed_ms=9000)
-    page = client.get("/study/").content.decode()
-    assert "10 of 10" in page
+    assert client.get("/study/tasks/")["Location"] == "/study/"  # on to the questionnaire
+    page = finish_questionnaire(client)
     # 25 + 1.0 × 15 − 10 actions × 0.1
-    assert "$39.00" in page and "finished every task" in page
+    assert "$39.00" in page and "you have finished" in page
     participant.refresh_from_db()
     assert participant.completed_at is not None and not participant.flagged
+    assert participant.completion_code and participant.completion_code in page
+    assert participant.answers["help"] == "no"
+    assert [check["passed"] for check in participant.attention] == [True, True]
 
 
 def test_fast_random_play_is_flagged_and_forfeits_pay(study):
@@ -140,9 +189,11 @@ def test_fast_random_play_is_flagged_and_forfeits_pay(study):
 
     steps_csv = b"".join(admin.get("/study/export/steps.csv").streaming_content).decode()
     steps = list(csv.DictReader(StringIO(steps_csv)))
-    assert len(steps) == 10 and {s["participant"] for s in steps} == {row["id"]}
+    # The practice answer, then one answer per task.
+    assert [s["position"] for s in steps] == ["practice"] + [str(p) for p in range(1, 11)]
+    assert {s["participant"] for s in steps} == {row["id"]}
     steps_json = json.loads(admin.get("/study/export/steps.json").content)
-    assert len(steps_json) == 10 and steps_json[0]["kind"] == "answer"
+    assert len(steps_json) == 11 and {s["kind"] for s in steps_json} == {"answer"}
     assert admin.get("/study/export/steps.xml").status_code == 404
 
 
@@ -167,7 +218,8 @@ def test_participants_see_only_their_own_sessions(study):
     location = client.post("/study/tasks/1/")["Location"]
     stranger = log_in(second["id"], second["password"])
     assert stranger.get(location).status_code == 404
-    assert PlaySession.objects.filter(player=owner.user).count() == 1
+    in_set = owner.task_set.items.values("instance_id")
+    assert PlaySession.objects.filter(player=owner.user, instance__in=in_set).count() == 1
 
 
 def test_pages_need_login_and_staff(study):
@@ -200,4 +252,4 @@ def test_pay_settings_are_admin_settings(study):
     participant = Participant.objects.get(user__username=row["id"])
     client = log_in(row["id"], row["password"])
     play_set(client, participant, careful=True)
-    assert "$35.00" in client.get("/study/").content.decode()  # 25 + 15 − 10 × 0.5
+    assert "$35.00" in finish_questionnaire(client)  # 25 + 15 − 10 × 0.5
