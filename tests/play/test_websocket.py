@@ -220,3 +220,25 @@ async def test_threads_give_their_database_connections_back_to_the_pool(orchard,
     stats = pool.get_stats()
     # At most one stays out: Channels' authentication keeps one in its single shared thread.
     assert stats["pool_size"] - stats["pool_available"] <= 1, stats
+
+
+async def test_a_moves_client_report_is_kept_cleaned_and_a_bad_one_costs_nothing(
+    orchard, make_user
+):
+    user, session, instance, cookie = await logged_in_session(make_user)
+    ws = connect(session.pk, cookie)
+    assert (await ws.connect())[0]
+    await receive_state(ws)
+    report = {"pastes": 2, "hidden_ms": 1500.7, "keys": -4, "blur_count": True, "evil": "x" * 99}
+    await ws.send_json_to({"type": "action", "action": instance.actions[0], "client": report})
+    assert (await receive_state(ws))["actions_taken"] == 1
+    await ws.send_json_to({"type": "action", "action": instance.actions[1], "client": [1, 2]})
+    assert (await receive_state(ws))["actions_taken"] == 2
+    await ws.disconnect()
+
+    @sync_to_async
+    def stored():
+        return list(PlaySession.objects.get(pk=session.pk).steps.values_list("client", flat=True))
+
+    # Known signals only, as bounded integers; a report that is not an object is dropped.
+    assert await stored() == [{"pastes": 2, "hidden_ms": 1500, "keys": 0}, None]

@@ -1,0 +1,284 @@
+"""The participant's path through the pages: study and personal links, consent, the
+comprehension check, practice, time limits, the questionnaire and the completion code."""
+
+from __future__ import annotations
+
+import csv
+from io import StringIO
+
+import pytest
+import time_machine
+from django.test import Client
+from django.utils import timezone
+
+from engine import sessions
+from engine.models import PlaySession
+from humanstudy import path
+from humanstudy.models import Participant, StudySettings
+from humanstudy.scoring import (
+    QualityThresholds,
+    StudyMove,
+    StudyTask,
+    chance_p_value,
+    quality_problems,
+)
+from tests.humanstudy.conftest import RIGHT_ANSWERS, walk_to_tasks
+
+pytestmark = pytest.mark.django_db
+
+
+def study_link(label: str | None, key: str | None = None) -> str:
+    key = key or StudySettings.current().link_key
+    return f"/study/join/{key}/" + (f"?PROLIFIC_PID={label}" if label is not None else "")
+
+
+def test_a_study_link_signs_in_a_new_participant_with_the_platforms_label(study):
+    client = Client()
+    response = client.get(study_link("5f1a2b3c4d5e6f7a8b9c0d1e"))
+    assert response.status_code == 302 and response["Location"] == "/study/"
+    participant = Participant.objects.get(label="5f1a2b3c4d5e6f7a8b9c0d1e")
+    assert participant.stage == Participant.Stage.CONSENT and participant.task_set is not None
+    assert not participant.user.has_usable_password()
+    assert client.get("/study/")["Location"] == "/study/consent/"
+    # The same person opening the link again resumes; anyone else with that label is refused.
+    assert client.get(study_link("5f1a2b3c4d5e6f7a8b9c0d1e"))["Location"] == "/study/"
+    again = Client().get(study_link("5f1a2b3c4d5e6f7a8b9c0d1e"))
+    assert again.status_code == 403 and "already taken part" in again.content.decode()
+    assert Participant.objects.filter(label="5f1a2b3c4d5e6f7a8b9c0d1e").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("label", "key", "message"),
+    [
+        (None, None, "PROLIFIC_PID"),
+        ("", None, "PROLIFIC_PID"),
+        ("<script>x</script>", None, "letters, digits"),
+        ("ok-label", "wrong-key", "not valid"),
+    ],
+)
+def test_a_bad_study_link_is_refused_with_a_reason(study, label, key, message):
+    before = Participant.objects.count()
+    response = Client().get(study_link(label, key))
+    assert response.status_code == 403 and message in response.content.decode()
+    assert "<script>x" not in response.content.decode()
+    assert Participant.objects.count() == before
+
+
+def test_a_label_parameter_and_a_closed_link_follow_the_settings(study):
+    config = StudySettings.current()
+    config.label_parameter = "workerId"
+    config.save()
+    key = config.link_key
+    assert Client().get(f"/study/join/{key}/?workerId=A1B2C3").status_code == 302
+    config.link_key = "new-key"  # closes the old link
+    config.save()
+    assert Client().get(f"/study/join/{key}/?workerId=D4E5").status_code == 403
+
+
+def test_a_personal_link_signs_in_without_a_password(study):
+    participant = Participant.objects.first()
+    client = Client()
+    response = client.get(f"/study/p/{participant.link_key}/")
+    assert response["Location"] == "/study/"
+    assert client.get("/study/")["Location"] == "/study/consent/"
+    assert Client().get("/study/p/not-a-key/").status_code == 404
+
+
+def test_declining_consent_ends_politely_and_opens_nothing(study):
+    client = Client()
+    client.get(study_link("decliner1"))
+    assert client.post("/study/consent/", {"choice": "decline"})["Location"] == "/study/"
+    page = client.get("/study/", follow=True).content.decode()
+    assert "chose not to take part" in page
+    participant = Participant.objects.get(label="decliner1")
+    assert participant.stage == "declined" and participant.declined_at is not None
+    for url in ("/study/instructions/", "/study/practice/", "/study/tasks/", "/study/complete/"):
+        assert client.get(url)["Location"] == "/study/declined/"
+    client.post("/study/tasks/1/")
+    assert not PlaySession.objects.filter(player=participant.user).exists()
+
+
+def test_no_step_can_be_skipped(study):
+    client = Client()
+    client.get(study_link("skipper1"))
+    for url in ("/study/instructions/", "/study/practice/", "/study/tasks/"):
+        assert client.get(url)["Location"] == "/study/consent/"
+    client.post("/study/tasks/1/")
+    participant = Participant.objects.get(label="skipper1")
+    assert not PlaySession.objects.filter(player=participant.user).exists()
+    # Nor the practice before the instructions are understood.
+    client.post("/study/consent/", {"choice": "agree"})
+    assert client.post("/study/practice/", {"do": "start"})["Location"] == "/study/instructions/"
+
+
+def test_the_comprehension_check_repeats_until_understood(study):
+    client = Client()
+    client.get(study_link("learner1"))
+    client.post("/study/consent/", {"choice": "agree"})
+    wrong = {**RIGHT_ANSWERS, "actions": "nothing", "colour": "red"}
+    response = client.post("/study/instructions/", wrong)
+    page = response.content.decode()
+    assert response.status_code == 200 and "What does each action you take do" in page
+    participant = Participant.objects.get(label="learner1")
+    assert participant.stage == "instructions" and participant.comprehension_attempts == 1
+    # The attention item is judged at the first try only, and never blocks.
+    assert participant.attention == [{"check": "instructions:colour", "passed": False}]
+    assert client.post("/study/instructions/", RIGHT_ANSWERS)["Location"] == "/study/"
+    participant.refresh_from_db()
+    assert participant.stage == "practice" and participant.comprehension_attempts == 2
+    assert participant.attention == [{"check": "instructions:colour", "passed": False}]
+
+
+def test_the_practice_task_is_neither_paid_nor_part_of_the_set(study):
+    client = Client()
+    client.get(study_link("practiser1"))
+    participant = Participant.objects.get(label="practiser1")
+    walk_to_tasks(client)
+    practice = path.practice_instance()
+    assert not participant.task_set.items.filter(instance=practice).exists()
+    session = PlaySession.objects.get(player=participant.user, instance=practice)
+    assert session.finished and session.deadline_at is None
+    page = client.get("/study/tasks/").content.decode()
+    assert "0 of 10" in page and "$25.00" in page
+
+
+def test_a_task_ends_unsolved_when_its_time_is_up(study):
+    config = StudySettings.current()
+    config.task_time_limit_seconds = 60
+    config.save()
+    client = Client()
+    client.get(study_link("slowpoke1"))
+    walk_to_tasks(client)
+    participant = Participant.objects.get(label="slowpoke1")
+    location = client.post("/study/tasks/1/")["Location"]
+    session = PlaySession.objects.get(pk=int(location.strip("/").split("/")[-1]))
+    assert session.deadline_at is not None
+    state = sessions.session_state(session)
+    assert 0 < state["seconds_left"] <= 60
+    instance = session.instance
+    sessions.take_action(session.pk, participant.user, instance.actions[0])
+    with time_machine.travel(timezone.now() + timezone.timedelta(seconds=61)):
+        with pytest.raises(sessions.TimeUp):
+            sessions.take_action(session.pk, participant.user, instance.actions[1])
+    session.refresh_from_db()
+    assert session.finished and session.correct is False and session.answer == ""
+    assert session.finished_at == session.deadline_at and session.actions_taken == 1
+    # Re-opening keeps the deadline; the task shows as done, not solved.
+    client.post("/study/tasks/1/")
+    session.refresh_from_db()
+    assert session.deadline_at is not None
+    assert "not solved" in client.get("/study/tasks/").content.decode()
+
+
+def test_an_open_task_past_its_time_counts_as_done_without_another_move(study):
+    config = StudySettings.current()
+    config.task_time_limit_seconds = 60
+    config.save()
+    client = Client()
+    client.get(study_link("walkaway1"))
+    walk_to_tasks(client)
+    client.post("/study/tasks/2/")
+    with time_machine.travel(timezone.now() + timezone.timedelta(minutes=5)):
+        page = client.get("/study/tasks/").content.decode()
+    assert "1 of 10" in page
+
+
+def test_completion_gives_a_code_and_the_return_link(study):
+    config = StudySettings.current()
+    config.return_url = "https://app.example.org/submissions/complete?cc={code}"
+    config.save()
+    client = Client()
+    client.get(study_link("finisher1"))
+    walk_to_tasks(client)
+    participant = Participant.objects.get(label="finisher1")
+    for item in participant.task_set.items.order_by("position"):
+        session = path.open_task(participant, item.position)
+        sessions.answer(session.pk, participant.user, item.instance.valid_truths[0])
+    assert client.get("/study/", follow=True).request["PATH_INFO"] == "/study/questionnaire/"
+    refused = client.post("/study/questionnaire/", {"difficulty": "9"})
+    assert refused.status_code == 200 and "please answer" in refused.content.decode()
+    answers = {"difficulty": "2", "help": "no", "attention": "often", "comment": "<b>hi</b>"}
+    client.post("/study/questionnaire/", answers)
+    page = client.get("/study/", follow=True).content.decode()
+    participant.refresh_from_db()
+    code = participant.completion_code
+    assert participant.stage == "complete" and len(code) == 8 and code in page
+    assert f"https://app.example.org/submissions/complete?cc={code}" in page
+    assert participant.answers == {"difficulty": "2", "help": "no", "comment": "<b>hi</b>"}
+    # The attention item of the questionnaire was failed: the filter says so.
+    assert any("attention check" in reason for reason in participant.flag_reasons)
+    # A fixed code for everyone, as a recruitment platform gives it.
+    config.completion_code = "C1ABCDEF"
+    config.save()
+    other = Client()
+    other.get(study_link("finisher2"))
+    second = Participant.objects.get(label="finisher2")
+    path.complete(second)
+    second.refresh_from_db()
+    assert second.completion_code == "C1ABCDEF"
+
+
+def test_a_participant_who_signs_in_anywhere_lands_on_their_study_page(study):
+    row = study[0]
+    client = Client()
+    response = client.post(
+        "/accounts/login/?next=/leaderboard/",
+        {"username": row["id"], "password": row["password"], "next": "/leaderboard/"},
+    )
+    assert response["Location"] == "/study/"
+    assert client.get("/")["Location"] == "/study/"
+
+
+def test_the_participants_export_holds_the_path(study):
+    client = Client()
+    client.get(study_link("exported1"))
+    walk_to_tasks(client)
+    from django.contrib.auth.models import User
+
+    admin = Client()
+    admin.force_login(User.objects.create_superuser("boss", "b@example.org", "pw-boss-123"))
+    rows = list(
+        csv.DictReader(StringIO(admin.get("/study/export/participants.csv").content.decode()))
+    )
+    mine = next(row for row in rows if row["label"] == "exported1")
+    assert mine["stage"] == "tasks" and mine["consented_at"] and mine["practice_done_at"]
+    assert mine["comprehension_attempts"] == "1" and mine["attention_failed"] == "0"
+
+
+def task(n_truths: int, correct: bool, moves: list[StudyMove] | None = None) -> StudyTask:
+    return StudyTask(n_truths, correct, 2, moves or [StudyMove("action", 9000)])
+
+
+def test_the_chance_test_is_exact():
+    # Two 4-truth tasks at chance: P(at least one right) = 1 − 0.75² = 0.4375.
+    assert chance_p_value([task(4, True), task(4, False)]) == pytest.approx(0.4375)
+    assert chance_p_value([task(4, True), task(4, True)]) == pytest.approx(0.0625)
+    assert chance_p_value([task(4, False)]) == 1.0
+
+
+def test_a_lucky_random_answerer_is_flagged_by_the_chance_test_and_a_good_player_is_not():
+    limits = QualityThresholds(min_median_seconds_per_move=0, chance_test_alpha=0.05)
+    # 2 of 10 (five Easy, five Hard): what random answering often gives.
+    lucky = [task(4, i < 2) for i in range(5)] + [task(12, False) for _ in range(5)]
+    reasons = quality_problems(lucky, limits)
+    assert len(reasons) == 1 and "no better than answering at random" in reasons[0]
+    good = [task(4, True) for _ in range(5)] + [task(12, i < 3) for i in range(5)]
+    assert quality_problems(good, limits) == []
+    assert quality_problems(lucky, QualityThresholds(min_median_seconds_per_move=0)) == []
+
+
+def test_pastes_time_away_and_attention_rules_and_their_off_switch():
+    pasting = [task(4, True, [StudyMove("action", 9000, {"pastes": 2, "hidden_ms": 70_000})])] * 3
+    limits = QualityThresholds(
+        min_median_seconds_per_move=0,
+        max_pastes=2,
+        max_away_seconds=120,
+        max_failed_attention_checks=1,
+    )
+    reasons = quality_problems(pasting, limits, [{"check": "x", "passed": False}])
+    assert any("pasted 6 times" in r for r in reasons)
+    assert any("hidden or out of focus for 210 s" in r for r in reasons)
+    assert any("failed 1 of 1 attention check" in r for r in reasons)
+    careful = [task(4, True, [StudyMove("action", 9000, {"pastes": 0, "blur_ms": 2000})])] * 3
+    assert quality_problems(careful, limits, [{"check": "x", "passed": True}]) == []
+    assert quality_problems(pasting, QualityThresholds(min_median_seconds_per_move=0)) == []
