@@ -139,6 +139,30 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         expect(page.locator("#result")).to_be_visible()
 
 
+def shown_number(text: str) -> float:
+    """A number as the page writes it (a real minus sign, an explicit plus)."""
+    return float(text.replace("\u2212", "-").replace("+", ""))
+
+
+def expect_result_figures(page: Page, instance: Instance, *, actions_taken: int) -> None:
+    """The result screen's efficiency figures: the expected optimum (said to be an
+    expectation over outcomes) and the relative action count as metrics.py computes it."""
+    from engine.core.metrics import relative_action_count
+
+    expected = page.locator("#result-expected")
+    expect(expected).not_to_be_empty()
+    assert abs(shown_number(expected.inner_text()) - instance.expected_actions) < 0.006
+    expect(page.locator("#result-expected-note")).to_contain_text("expectation over every outcome")
+    relative = relative_action_count(actions_taken, instance.oracle_actions)
+    shown = page.locator("#result-relative")
+    expect(shown).not_to_be_empty()
+    assert abs(shown_number(shown.inner_text()) - relative) < 0.006
+    yours, oracle = actions_taken + 1, instance.oracle_actions + 1
+    expect(page.locator("#result-relative-note")).to_contain_text(
+        f"({yours} \u2212 {oracle}) \u00f7 {oracle}"
+    )
+
+
 class PlayPageTests(BrowserTestCase):
     def setUp(self):
         super().setUp()
@@ -353,7 +377,9 @@ class PlayPageTests(BrowserTestCase):
         expect(page.locator("#result-actions")).to_have_text("1")
         optimal = self.instance.oracle_actions
         assert optimal is not None, "generate_tasks stores the oracle's action count"
-        expect(page.locator("#result-optimal")).to_contain_text(str(optimal))
+        expect_result_figures(page, self.instance, actions_taken=1)
+        # Nothing stale stays: no counter of actions left once the task is over.
+        expect(page.locator("#count-left")).to_be_hidden()
         expect(page.get_by_role("link", name="Continue")).to_have_attribute("href", "/")
         expect(page.locator("#connection")).to_have_attribute("data-state", "finished")
 
