@@ -270,7 +270,7 @@
   function drawFigures(result) {
     const expected = result.expected_optimal_actions;
     if (known(expected)) {
-      el.resultExpected.textContent = decimal(expected, 2);
+      el.resultExpected.textContent = decimal(expected, 2) + " on average";
       el.resultExpectedNote.textContent =
         "Expected optimal actions: the number of actions an optimal strategy needs on " +
         "average before answering, an expectation over every outcome this task's actions " +
