@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 from rest_framework.authtoken.models import Token
 
-from benchmark.permissions import is_study_participant
+from benchmark.permissions import is_study_participant, is_visitor
 
 SHOW_ONCE = "account-new-token"
 
@@ -24,6 +24,9 @@ SHOW_ONCE = "account-new-token"
 def account(request):
     if is_study_participant(request.user):
         return redirect("humanstudy:progress")
+    if is_visitor(request.user):
+        # A guest account has no API token: the API treats it as anonymous.
+        return redirect("home")
     token = Token.objects.filter(user=request.user).first()
     return render(
         request,
@@ -38,6 +41,8 @@ def token(request):
     """Create, regenerate (the old key stops working at once) or revoke the token."""
     if is_study_participant(request.user):
         return redirect("humanstudy:progress")
+    if is_visitor(request.user):
+        return redirect("home")
     action = request.POST.get("action", "")
     if action not in ("create", "regenerate", "revoke"):
         return render(request, "account/account.html", {"error": "unknown action"}, status=400)

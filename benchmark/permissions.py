@@ -15,6 +15,11 @@ def is_study_participant(user) -> bool:
     return bool(user and user.is_authenticated and hasattr(user, "participant"))
 
 
+def is_visitor(user) -> bool:
+    """A guest account made for an anonymous visitor's practice games (engine.practice)."""
+    return bool(user and user.is_authenticated and hasattr(user, "visitor"))
+
+
 class NotStudyParticipant(BasePermission):
     """Refuses a request authenticated as a study participant (by cookie or token).
 

@@ -260,6 +260,11 @@ SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)
 # have per domain and setting at once (each holds a freshly generated instance).
 RANKED_MAX_OPEN_GAMES = env_int("RANKED_MAX_OPEN_GAMES", 8)
 ROUNDS_WARN_DAYS = env_int("ROUNDS_WARN_DAYS", 14)
+# Practice games from the Play entry (engine.practice): each generates and solves a fresh
+# task, so a player (a visitor's guest account, or a signed-in user) may start at most this
+# many an hour, and the visitors of one client address at most VISITOR_GAMES_PER_HOUR_PER_IP.
+VISITOR_GAMES_PER_HOUR = env_int("VISITOR_GAMES_PER_HOUR", 20)
+VISITOR_GAMES_PER_HOUR_PER_IP = env_int("VISITOR_GAMES_PER_HOUR_PER_IP", 60)
 # "ADMINS=ops@example.org,lead@example.org"; without it mail_admins sends nothing.
 ADMINS = [(address, address) for address in env_list("ADMINS", [])]
 SERVER_EMAIL = env_str("SERVER_EMAIL", "kumo@localhost")
@@ -311,7 +316,7 @@ LOGIN_REDIRECT_URL = "/"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "benchmark.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "benchmark.authentication.SessionAuthentication",
     ],
     # Signed in, and not a study participant (benchmark/permissions.py).
     "DEFAULT_PERMISSION_CLASSES": [

@@ -39,6 +39,7 @@ urlpatterns = [
         "api/docs/", _schema_view("SpectacularSwaggerView", url_name="api-schema"), name="api-docs"
     ),
     path("domains/", include("engine.urls")),
+    path("play/", engine_views.play_start, name="play-start"),
     path("play/<int:session_id>/", engine_views.play, name="play"),
     path("docs/<slug:page>/", engine_views.docs_page, name="docs"),
     path("study/", include("humanstudy.urls")),

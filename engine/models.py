@@ -76,6 +76,9 @@ class Instance(models.Model):
         # Generated with a secret seed for one ranked game of a live round
         # (leaderboard.ranked): never listed, never offered to anyone else.
         RANKED = "ranked", "generated for one ranked game"
+        # Generated for one practice game started from the Play entry (engine.practice):
+        # like a ranked instance, one player's alone, never listed nor offered again.
+        PRACTICE = "practice", "generated for one practice game"
 
     domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="instances")
     n_truths = models.PositiveSmallIntegerField()
@@ -131,6 +134,11 @@ class Instance(models.Model):
         by construction and so is the fallback whenever no later book passed.
         """
         return self.books.filter(passed_check=True).order_by("-created_at", "-id").first()
+
+
+# Instances generated for one player's game: never listed, counted as a domain's tasks, put
+# in a task set, round or run, nor scored from a file (see leaderboard.access).
+ONE_PLAYER_SOURCES = (Instance.Source.RANKED, Instance.Source.PRACTICE)
 
 
 def _core_extra(kumo: dict | None) -> dict:
@@ -213,6 +221,42 @@ class PlaySession(models.Model):
         """The knowledge book this session plays with (see ``book``)."""
         book = self.book if self.book_id else self.instance.current_book()
         return book.text if book else ""
+
+
+class Visitor(models.Model):
+    """Marks a guest account: the ``User`` made for an anonymous visitor's first practice
+    game (``engine.practice``). It has an unusable password, so nobody can log in as it;
+    the visitor holds it through their browser session only. To the HTTP API it is
+    anonymous (``benchmark.authentication``), and it has no account page."""
+
+    user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="visitor")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"visitor {self.user}"
+
+
+class PracticeGame(models.Model):
+    """A game started from the Play entry, on a practice instance generated for it.
+
+    Kept apart from ``PlaySession`` to count the games a player or an address started in
+    the last hour (the rate limit) and to say where a session came from; practice games
+    never enter the leaderboard (only ranked games, the runner and the study do).
+    """
+
+    session = models.OneToOneField(
+        PlaySession, on_delete=models.CASCADE, related_name="practice_game"
+    )
+    # The client's address as django-axes sees it (the same as for login lockouts).
+    ip_address = models.GenericIPAddressField(null=True, blank=True)
+    started_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["ip_address", "started_at"])]
+
+    def __str__(self) -> str:
+        return f"practice game {self.session_id}"
 
 
 class PlayStep(models.Model):

@@ -5,15 +5,19 @@ from pathlib import Path
 
 import markdown
 import nh3
+from axes.helpers import get_client_ip_address
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_POST
 
+from engine import practice
 from engine.analysis import domain_analysis
-from engine.models import Domain, Instance, PlaySession
+from engine.models import ONE_PLAYER_SOURCES, Domain, Instance, PlaySession
 from humanstudy.access import may_play
 from leaderboard.structure import structure_by_setting
 from leaderboard.views import PLOTLY_JS_VERSION
@@ -50,8 +54,8 @@ def continue_url_for(user) -> str:
 
 
 def _domains_with_counts():
-    # Ranked games' instances are one player's alone: not counted as the domain's tasks.
-    stored = ~Q(instances__source=Instance.Source.RANKED)
+    # Ranked and practice games' instances are one player's alone: not the domain's tasks.
+    stored = ~Q(instances__source__in=ONE_PLAYER_SOURCES)
     return Domain.objects.annotate(
         easy=Count("instances", filter=stored & Q(instances__n_truths=4, instances__n_actions=6)),
         hard=Count("instances", filter=stored & Q(instances__n_truths=12, instances__n_actions=16)),
@@ -81,8 +85,41 @@ def domain_detail(request, name: str):
         "figures": [{"id": "truth-network", "figure": page.network}],
         "plotly_version": PLOTLY_JS_VERSION,
         "structure": structure_by_setting(domain),
+        # The Play entry, unless the generator cannot make this domain's tasks.
+        "playable": not domain.kumo_compatible
+        and domain.truth_count >= practice.LEVELS["easy"][0]
+        and domain.action_count >= practice.LEVELS["easy"][1],
     }
     return render(request, "engine/domain_detail.html", context)
+
+
+@require_POST
+def play_start(request):
+    """The Play entry (home page, domain pages): start a practice game and open it.
+
+    Anyone may, signed in or not (``engine.practice``); an anonymous visitor is signed in
+    as the guest account made for their first game. Refusals (a study participant, the
+    hourly limit, a domain that cannot generate) get a page saying why.
+    """
+    user = request.user if request.user.is_authenticated else None
+    try:
+        wanted = practice.check_practice_request(
+            user,
+            domain=request.POST.get("domain", "").strip(),
+            level=request.POST.get("level", "easy").strip() or "easy",
+            ip_address=get_client_ip_address(request),
+        )
+        session = practice.do_start_practice_game(user, wanted)
+    except practice.PracticeError as error:
+        return render(
+            request,
+            "engine/play_refused.html",
+            {"message": str(error), "participant": isinstance(error, practice.NotForParticipants)},
+            status=error.status,
+        )
+    if user is None:
+        login(request, session.player, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect("play", session_id=session.pk)
 
 
 @login_required
@@ -111,9 +148,26 @@ def play(request, session_id: int):
             "domain": session.instance.domain,
             "book_html": render_book(session.book_text()),
             "continue_url": continue_url_for(request.user),
+            "practice": practice_of(session),
             "number_formats": number_formats(session.instance),
         },
     )
+
+
+def practice_of(session: PlaySession) -> dict | None:
+    """For a practice game, what "Play another" starts: the same domain and level."""
+    if session.instance.source != Instance.Source.PRACTICE:
+        return None
+    instance = session.instance
+    level = next(
+        (
+            name
+            for name, pair in practice.LEVELS.items()
+            if pair == (instance.n_truths, instance.n_actions)
+        ),
+        "easy",
+    )
+    return {"domain": instance.domain.name, "level": level}
 
 
 def number_formats(instance) -> dict[str, dict]:

@@ -4,8 +4,9 @@ The rounds decide both (docs/rounds.md, docs/verified-evaluation.md):
 
 - an instance pinned to a round that is not public yet (draft, preparing, prepared, failed)
   is invisible and unplayable until the round goes live;
-- an instance generated for a ranked game is never listed nor offered to anyone: its one
-  session is opened by ``leaderboard.ranked``;
+- an instance generated for a ranked game, or for a practice game (``engine.practice``), is
+  never listed nor offered to anyone: its one session is opened by ``leaderboard.ranked``
+  or ``engine.practice``;
 - the valid truth and the unplayed observations of a round's instance stay on the server
   while the round is live: a ranked game's until the round closes, a pinned instance's
   until the round's instances are published.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from engine.models import Instance
+from engine.models import ONE_PLAYER_SOURCES, Instance
 from leaderboard.models import RankedGame, Round, RoundInstance
 
 # Rounds whose instances are visible and whose board is public (and so computed).
@@ -23,13 +24,13 @@ PUBLIC_ROUNDS = (Round.Status.ACTIVE, Round.Status.CLOSED)
 
 
 def playable_instances(queryset: QuerySet[Instance] | None = None) -> QuerySet[Instance]:
-    """``queryset`` (default: every instance) without ranked instances and without the
-    instances of rounds that are not public yet."""
+    """``queryset`` (default: every instance) without ranked and practice instances and
+    without the instances of rounds that are not public yet."""
     queryset = Instance.objects.all() if queryset is None else queryset
     hidden_pins = RoundInstance.objects.filter(instance=OuterRef("pk")).exclude(
         round__status__in=PUBLIC_ROUNDS
     )
-    return queryset.exclude(source=Instance.Source.RANKED).exclude(Exists(hidden_pins))
+    return queryset.exclude(source__in=ONE_PLAYER_SOURCES).exclude(Exists(hidden_pins))
 
 
 def answer_is_secret(instance_id: int) -> bool:

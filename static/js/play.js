@@ -31,6 +31,7 @@
     reconnectNow: $("reconnect-now"),
     taken: $("count-taken"),
     left: $("count-left"),
+    leftItem: $("count-left-item"),
     refused: $("count-refused"),
     error: $("play-error"),
     announcer: $("announcer"),
@@ -49,7 +50,10 @@
     resultAnswer: $("result-answer"),
     resultValid: $("result-valid"),
     resultActions: $("result-actions"),
-    resultOptimal: $("result-optimal"),
+    resultExpected: $("result-expected"),
+    resultExpectedNote: $("result-expected-note"),
+    resultRelative: $("result-relative"),
+    resultRelativeNote: $("result-relative-note"),
     book: $("book-content"),
     search: $("book-search-input"),
     searchCount: $("book-search-count"),
@@ -246,6 +250,52 @@
     announced = state.steps.length;
   }
 
+  function known(value) {
+    return value !== null && value !== undefined;
+  }
+
+  function decimal(value, digits) {
+    // At most ``digits`` decimals, no trailing zeros, a real minus sign.
+    const text = Number(value.toFixed(digits)).toString();
+    return text.charAt(0) === "-" ? "\u2212" + text.slice(1) : text;
+  }
+
+  function plural(count, noun) {
+    return count + " " + noun + (count === 1 ? "" : "s");
+  }
+
+  // The two efficiency figures of docs/domain-model.md, each with a sentence saying what it
+  // is: the optimum is an average over outcomes (a fraction, not this game's count), and
+  // the relative action count compares with the optimal strategy on this very task.
+  function drawFigures(result) {
+    const expected = result.expected_optimal_actions;
+    if (known(expected)) {
+      el.resultExpected.textContent = decimal(expected, 2) + " on average";
+      el.resultExpectedNote.textContent =
+        "Expected optimal actions: the number of actions an optimal strategy needs on " +
+        "average before answering, an expectation over every outcome this task's actions " +
+        "could show. It is not a count from your game, so it can be a fraction.";
+    } else {
+      el.resultExpected.textContent = "not computed";
+      el.resultExpectedNote.textContent = "";
+    }
+    const relative = result.relative_action_count;
+    if (known(relative) && known(result.optimal_actions)) {
+      const yours = result.actions_taken + 1;
+      const optimal = result.optimal_actions + 1;
+      el.resultRelative.textContent = (relative > 0 ? "+" : "") + decimal(relative, 2);
+      el.resultRelativeNote.textContent =
+        "Relative action count = (your actions \u2212 the optimal strategy's) \u00f7 the " +
+        "optimal strategy's, on the outcomes of this task and counting the answer as one " +
+        "action: (" + yours + " \u2212 " + optimal + ") \u00f7 " + optimal + ". " +
+        "The optimal strategy took " + plural(result.optimal_actions, "action") +
+        " here before answering; 0 means as few as it, above 0 more.";
+    } else {
+      el.resultRelative.textContent = "not computed";
+      el.resultRelativeNote.textContent = "";
+    }
+  }
+
   function drawResult(state, wasFinished) {
     if (!state.finished || !state.result) {
       el.result.hidden = true;
@@ -266,10 +316,7 @@
         ? result.valid_truth.join(", ")
         : String(result.valid_truth);
     el.resultActions.textContent = String(result.actions_taken);
-    el.resultOptimal.textContent =
-      result.optimal_actions === null || result.optimal_actions === undefined
-        ? "not computed"
-        : result.optimal_actions + (result.optimal_actions === 1 ? " action" : " actions");
+    drawFigures(result);
     if (!wasFinished) {
       if (el.dialog.open) el.dialog.close();
       el.resultHeading.focus();
@@ -283,6 +330,8 @@
     root.classList.toggle("finished", state.finished);
     el.taken.textContent = String(state.actions_taken);
     el.left.textContent = String(state.remaining_actions.length);
+    // Nothing is left to take once the task is over: the counter goes, not stays stale.
+    el.leftItem.hidden = state.finished;
     el.refused.textContent = String(state.invalid_moves);
     drawTruths(state);
     drawActions(state);

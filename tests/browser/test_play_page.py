@@ -3,7 +3,6 @@ Daphne server speaking HTTP and websockets, on whichever database the suite runs
 
 from __future__ import annotations
 
-import csv
 import re
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -137,6 +136,32 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         expect(dialog).to_contain_text(f"Answer '{truth}' — this ends the task")
         dialog.get_by_role("button", name="Confirm").click()
         expect(page.locator("#result")).to_be_visible()
+
+
+def shown_number(text: str) -> float:
+    """A number as the page writes it (a real minus sign, an explicit plus)."""
+    return float(text.replace("\u2212", "-").replace("+", ""))
+
+
+def expect_result_figures(page: Page, instance: Instance, *, actions_taken: int) -> None:
+    """The result screen's efficiency figures: the expected optimum (said to be an
+    expectation over outcomes) and the relative action count as metrics.py computes it."""
+    from engine.core.metrics import relative_action_count
+
+    expected = page.locator("#result-expected")
+    expect(expected).not_to_be_empty()
+    expect(expected).to_contain_text("on average")
+    number = expected.inner_text().removesuffix(" on average")
+    assert abs(shown_number(number) - instance.expected_actions) < 0.006
+    expect(page.locator("#result-expected-note")).to_contain_text("expectation over every outcome")
+    relative = relative_action_count(actions_taken, instance.oracle_actions)
+    shown = page.locator("#result-relative")
+    expect(shown).not_to_be_empty()
+    assert abs(shown_number(shown.inner_text()) - relative) < 0.006
+    yours, oracle = actions_taken + 1, instance.oracle_actions + 1
+    expect(page.locator("#result-relative-note")).to_contain_text(
+        f"({yours} \u2212 {oracle}) \u00f7 {oracle}"
+    )
 
 
 class PlayPageTests(BrowserTestCase):
@@ -353,7 +378,9 @@ class PlayPageTests(BrowserTestCase):
         expect(page.locator("#result-actions")).to_have_text("1")
         optimal = self.instance.oracle_actions
         assert optimal is not None, "generate_tasks stores the oracle's action count"
-        expect(page.locator("#result-optimal")).to_contain_text(str(optimal))
+        expect_result_figures(page, self.instance, actions_taken=1)
+        # Nothing stale stays: no counter of actions left once the task is over.
+        expect(page.locator("#count-left")).to_be_hidden()
         expect(page.get_by_role("link", name="Continue")).to_have_attribute("href", "/")
         expect(page.locator("#connection")).to_have_attribute("data-state", "finished")
 
@@ -376,46 +403,85 @@ class PlayPageTests(BrowserTestCase):
 
 
 class StudyFlowTests(BrowserTestCase):
+    """A participant's whole path in the browser, from the recruitment platform's link."""
+
     def setUp(self):
         super().setUp()
         call_command("import_domain", str(self.small_domain_file), stdout=StringIO())
         # A two-task study on the small domain: one "Easy" and one "Hard" task.
-        StudySettings.objects.create(
+        self.config = StudySettings.objects.create(
             domains=["orchard"],
             easy_truths=4,
             easy_actions=3,
             hard_truths=5,
             hard_actions=4,
             min_median_seconds_per_move=0,  # a test browser is faster than any person
+            chance_test_alpha=0,  # two tasks say nothing against chance
+            return_url="https://recruit.example.org/done?cc={code}",
         )
         for setting in ("--truths 4 --actions 3", "--truths 5 --actions 4"):
             call_command(
                 "generate_tasks", "orchard", *setting.split(), "--count", "2", stdout=StringIO()
             )
-        out = StringIO()
-        call_command("create_participants", "--count", "1", stdout=out, stderr=StringIO())
-        row = next(csv.DictReader(StringIO(out.getvalue())))
-        self.username, self.password = row["id"], row["password"]
-        participant = Participant.objects.get(user__username=self.username)
-        self.tasks = [item.instance for item in participant.task_set.items.order_by("position")]
+        # One task set; the Easy instance it does not use is the practice task.
+        call_command("build_task_sets", "--count", "1", "--seed", "1", stdout=StringIO())
 
-    def test_a_participant_plays_the_set_from_the_progress_page_and_sees_the_pay(self):
-        first, second = self.tasks
+    def join(self, page: Page, label: str) -> None:
+        page.goto(f"{self.live_server_url}/study/join/{self.config.link_key}/?PROLIFIC_PID={label}")
+        page.wait_for_url(f"{self.live_server_url}/study/consent/")
+
+    def test_a_participant_walks_from_the_recruitment_link_to_the_completion_code(self):
         page = self.start_browser()
-        self.log_in(page, self.username, self.password, "/study/")
+        self.join(page, "prolific-0001")
+        expect(page.locator("#recorded")).to_contain_text("paste or copy")
+        page.get_by_role("button", name="I agree to take part").click()
+
+        # Instructions: a wrong answer first, then the right ones.
+        page.wait_for_url(f"{self.live_server_url}/study/instructions/")
+        answers = {"valid": "one", "actions": "nothing", "outcome": "guide", "colour": "purple"}
+        for name, value in answers.items():
+            page.check(f"input[name={name}][value={value}]")
+        page.get_by_role("button", name="Continue").click()
+        expect(page.locator("#comprehension-wrong")).to_contain_text("What does each action")
+        for name, value in {**answers, "actions": "costs"}.items():
+            page.check(f"input[name={name}][value={value}]")
+        page.get_by_role("button", name="Continue").click()
+
+        # The practice task: played, not paid.
+        page.wait_for_url(f"{self.live_server_url}/study/practice/")
+        page.get_by_role("button", name="Start the practice task").click()
+        page.wait_for_url(re.compile(r"/play/\d+/$"))
+        self.wait_until_connected(page)
+        practice = orm(
+            lambda: PlaySession.objects.select_related("instance").get(
+                player__participant__label="prolific-0001"
+            )
+        )
+        self.answer(page, practice.instance.valid_truths[0])
+        page.get_by_role("link", name="Continue").click()
+        expect(page.locator("#practice-done")).to_contain_text("found the true candidate")
+        page.get_by_role("button", name="Go on to your tasks").click()
+
+        participant = orm(lambda: Participant.objects.get(label="prolific-0001"))
+        tasks = orm(
+            lambda: [item.instance for item in participant.task_set.items.order_by("position")]
+        )
+        first, second = tasks
+        page.wait_for_url(f"{self.live_server_url}/study/tasks/")
         expect(page.locator("#tasks-done")).to_have_text("0 of 2")
         expect(page.locator("#pay-so-far")).to_have_text("$25.00")
 
-        # Task 1: one action, then the right answer.
+        # Task 1: one action (after a paste on the page), then the right answer.
         page.get_by_role("button", name="Start task 1").click()
         page.wait_for_url(re.compile(r"/play/\d+/$"))
         self.wait_until_connected(page)
+        page.evaluate("document.dispatchEvent(new Event('paste'))")
         page.locator("#actions button.action").first.click()
         expect(page.locator("#count-taken")).to_have_text("1")
         self.answer(page, first.valid_truths[0])
         expect(page.locator("#result-heading")).to_have_text("Correct — task finished")
         page.get_by_role("link", name="Continue").click()
-        page.wait_for_url(f"{self.live_server_url}/study/")
+        page.wait_for_url(f"{self.live_server_url}/study/tasks/")
         expect(page.locator("#tasks-done")).to_have_text("1 of 2")
         # 25 + (1 solved ÷ 2 tasks) × 15 − 1 action × 0.10
         expect(page.locator("#pay-so-far")).to_have_text("$32.40")
@@ -427,12 +493,44 @@ class StudyFlowTests(BrowserTestCase):
         wrong = sorted(set(second.truths) - set(second.valid_truths))[0]
         self.answer(page, wrong)
         expect(page.locator("#result-heading")).to_have_text("Not correct — task finished")
-        expect(page.locator("#result-valid")).to_have_text(second.valid_truths[0])
         page.get_by_role("link", name="Continue").click()
-        page.wait_for_url(f"{self.live_server_url}/study/")
-        expect(page.locator("#tasks-done")).to_have_text("2 of 2")
-        expect(page.locator("#pay-so-far")).to_have_text("$32.40")
-        expect(page.get_by_text("You have finished every task")).to_be_visible()
 
-        completed = orm(lambda: Participant.objects.get(user__username=self.username).completed_at)
-        assert completed is not None
+        # The questionnaire, then the completion code and the way back.
+        page.wait_for_url(f"{self.live_server_url}/study/questionnaire/")
+        page.check("input[name=difficulty][value='3']")
+        page.check("input[name=help][value=no]")
+        page.check("input[name=attention][value=sometimes]")
+        page.fill("#comment", "<b>fun</b>")
+        page.get_by_role("button", name="Finish").click()
+        page.wait_for_url(f"{self.live_server_url}/study/complete/")
+        expect(page.locator("#final-pay")).to_have_text("$32.40")
+        participant = orm(lambda: Participant.objects.get(label="prolific-0001"))
+        code = participant.completion_code
+        assert code and participant.stage == "complete" and participant.completed_at
+        expect(page.locator("#completion-code")).to_have_text(code)
+        expect(page.locator("#return-link")).to_have_attribute(
+            "href", f"https://recruit.example.org/done?cc={code}"
+        )
+        assert participant.comprehension_attempts == 2 and not participant.flagged
+        assert participant.answers["comment"] == "<b>fun</b>"
+        # The page reported the paste with the move that followed it (counts only).
+        reports = orm(
+            lambda: list(
+                PlaySession.objects.get(player=participant.user, instance=first)
+                .steps.order_by("index")
+                .values_list("client", flat=True)
+            )
+        )
+        assert reports[0]["pastes"] == 1 and reports[1].get("pastes", 0) == 0
+
+    def test_a_participant_who_declines_consent_is_thanked_and_goes_no_further(self):
+        page = self.start_browser()
+        self.join(page, "prolific-0002")
+        page.get_by_role("button", name="I do not agree").click()
+        page.wait_for_url(f"{self.live_server_url}/study/declined/")
+        expect(page.locator("#declined")).to_contain_text("chose not to take part")
+        page.goto(f"{self.live_server_url}/study/tasks/")
+        page.wait_for_url(f"{self.live_server_url}/study/declined/")
+        participant = orm(lambda: Participant.objects.get(label="prolific-0002"))
+        assert participant.stage == "declined" and participant.declined_at is not None
+        assert not orm(lambda: PlaySession.objects.filter(player=participant.user).exists())

@@ -1,0 +1,219 @@
+"""Practice games: the Play entry of the home page and the domain pages.
+
+Anyone may start one, including an anonymous visitor, who is given a guest account (a
+``User`` marked by ``Visitor``, with an unusable password) on their first game and plays
+as it for the rest of their browser session; a signed-in user plays as themselves. A study
+participant may not: they play their own task set, nothing else.
+
+Each game is played on an instance generated for it alone (source PRACTICE), with a seed
+from the operating system's secure random source, so it was never pinned to a round,
+played in a ranked game or put in a task set, and no other player ever sees it. The game
+goes through ``engine.sessions`` like every other (the same websocket and the same moves),
+and never enters the leaderboard: the board takes only ranked games, the runner and the
+study.
+
+Starting games costs the server a generation and a solve each, so a player may start at
+most ``VISITOR_GAMES_PER_HOUR`` per hour, and the visitors of one address at most
+``VISITOR_GAMES_PER_HOUR_PER_IP`` between them.
+
+``check_practice_request`` validates, ``do_start_practice_game`` writes.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
+
+from benchmark.permissions import is_visitor
+from engine.actions import EngineError, do_store_instances
+from engine.core.generate import GenerationError, generate_instance
+from engine.models import Domain, Instance, PlaySession, PracticeGame, Visitor
+
+# The difficulty settings of docs/domain-model.md ("Difficulty settings").
+LEVELS = {"easy": (4, 6), "hard": (12, 16)}
+SEED_BITS = 62  # like ranked instances: the column is a signed 64-bit integer
+WINDOW = timedelta(hours=1)
+
+
+class PracticeError(Exception):
+    """A practice game refused; ``str()`` is a message for the player, ``status`` the HTTP
+    status to answer with."""
+
+    status = 400
+
+
+class NotForParticipants(PracticeError):
+    status = 403
+
+
+class TooManyGames(PracticeError):
+    status = 429
+
+
+class GenerationFailed(PracticeError):
+    status = 503
+
+
+@dataclass(frozen=True)
+class PracticeRequest:
+    domain: Domain
+    n_truths: int
+    n_actions: int
+    ip_address: str | None
+
+
+def games_per_hour() -> int:
+    return max(0, int(getattr(settings, "VISITOR_GAMES_PER_HOUR", 20)))
+
+
+def games_per_hour_per_ip() -> int:
+    return max(0, int(getattr(settings, "VISITOR_GAMES_PER_HOUR_PER_IP", 60)))
+
+
+def candidate_domains(n_truths: int, n_actions: int):
+    """Domains a random practice game may use: big enough for the setting, and not an
+    imported KUMO-compatible domain (whose quirks the generator does not reproduce)."""
+    return Domain.objects.filter(
+        kumo_compatible=False, truth_count__gte=n_truths, action_count__gte=n_actions
+    ).defer("data")
+
+
+def check_practice_request(
+    user, *, domain: str = "", level: str = "easy", ip_address: str | None = None
+) -> PracticeRequest:
+    """Validate a request for a practice game; raises :class:`PracticeError`.
+
+    ``user`` may be anonymous. ``domain`` empty means a random domain.
+    """
+    if user is not None and user.is_authenticated and hasattr(user, "participant"):
+        raise NotForParticipants(
+            "study participants play the tasks of their own task set only; "
+            "go back to your study page to continue"
+        )
+    if level not in LEVELS:
+        raise PracticeError(f"the level must be one of {', '.join(LEVELS)}, not {level[:20]!r}")
+    n_truths, n_actions = LEVELS[level]
+    choices = candidate_domains(n_truths, n_actions)
+    if domain:
+        row = choices.filter(name=domain).first()
+        if row is None:
+            if Domain.objects.filter(name=domain).exists():
+                raise PracticeError(
+                    f"the domain {domain[:100]!r} has no {level} practice tasks: it is too "
+                    "small for the level, or an imported KUMO-compatible domain"
+                )
+            raise PracticeError(f"there is no domain {domain[:100]!r} to practise on")
+    else:
+        names = list(choices.values_list("name", flat=True))
+        if not names:
+            raise PracticeError("no domain is loaded yet: there is nothing to practise on")
+        row = choices.get(name=random.choice(names))
+    _check_rate(user, ip_address)
+    return PracticeRequest(row, n_truths, n_actions, ip_address)
+
+
+def _check_rate(user, ip_address: str | None) -> None:
+    since = timezone.now() - WINDOW
+    recent = PracticeGame.objects.filter(started_at__gte=since)
+    if user is not None and user.is_authenticated:
+        limit = games_per_hour()
+        mine = recent.filter(session__player=user)
+        if mine.count() >= limit:
+            raise TooManyGames(_refusal(f"You have started {limit}", limit, mine))
+    if ip_address and (user is None or not user.is_authenticated or is_visitor(user)):
+        # Per address for visitors only: clearing cookies makes a new guest, not a new
+        # address. Signed-in users are counted by their account (a lab shares an address).
+        limit = games_per_hour_per_ip()
+        here = recent.filter(ip_address=ip_address, session__player__visitor__isnull=False)
+        if here.count() >= limit:
+            raise TooManyGames(
+                _refusal(f"Visitors from your address have started {limit}", limit, here)
+            )
+
+
+def _refusal(who: str, limit: int, games) -> str:
+    oldest = games.order_by("started_at").values_list("started_at", flat=True).first()
+    wait = (oldest + WINDOW - timezone.now()) if oldest else WINDOW
+    minutes = max(1, -(-int(wait.total_seconds()) // 60))
+    return (
+        f"{who} practice games in the last hour, the most allowed "
+        f"({limit} an hour). You can start another in about {minutes} "
+        f"minute{'s' if minutes != 1 else ''}."
+    )
+
+
+def _fresh_instance(request: PracticeRequest) -> Instance:
+    """Generate, solve and store one instance with a secret seed (another seed if the
+    drawn one happens to be taken)."""
+    core_domain = request.domain.to_core()
+    for _ in range(5):
+        seed = secrets.randbits(SEED_BITS)
+        try:
+            core = generate_instance(core_domain, request.n_truths, request.n_actions, seed)
+            report = do_store_instances(request.domain, [core], source=Instance.Source.PRACTICE)
+        except GenerationError as error:
+            raise GenerationFailed(
+                f"no practice task could be generated in {request.domain.name}: {error}"
+            ) from None
+        except (EngineError, IntegrityError):
+            continue  # the seed is taken (2^-62 odds); draw another
+        if report.created:
+            return report.created[0]
+    raise GenerationFailed("no practice task could be stored; try again")
+
+
+def _lock_address(ip_address: str | None) -> None:
+    """Serialise game starts from one address until the transaction ends, so that parallel
+    requests cannot all pass the count. SQLite already runs one write transaction at a time
+    (IMMEDIATE mode); PostgreSQL takes a transaction-level advisory lock on the address."""
+    if ip_address and connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"practice:{ip_address}"])
+
+
+def do_start_practice_game(user, request: PracticeRequest) -> PlaySession:
+    """Start a practice game for ``user`` (a guest account is made if ``user`` is
+    anonymous; the caller logs it in). Returns the new session.
+
+    1. Generate a fresh instance (outside any lock: a Hard one can take a moment).
+    2. In one transaction: lock the address and the player, count their recent games again
+       (a parallel request may have started one), make the guest account if needed, and
+       open the session with its ``PracticeGame`` record.
+    3. If the count refuses now, the fresh instance is deleted unused.
+    """
+    instance = _fresh_instance(request)
+    try:
+        with transaction.atomic():
+            _lock_address(request.ip_address)
+            if user is not None and user.is_authenticated:
+                User.objects.select_for_update().filter(pk=user.pk).first()
+                _check_rate(user, request.ip_address)
+                player = user
+            else:
+                _check_rate(None, request.ip_address)
+                player = _make_guest()
+            session = PlaySession.objects.create(
+                player=player, instance=instance, book=instance.current_book()
+            )
+            PracticeGame.objects.create(
+                session=session, ip_address=request.ip_address, started_at=timezone.now()
+            )
+            return session
+    except PracticeError:
+        instance.delete()
+        raise
+
+
+def _make_guest() -> User:
+    guest = User(username=f"visitor-{secrets.token_hex(8)}")
+    guest.set_unusable_password()
+    guest.save()
+    Visitor.objects.create(user=guest)
+    return guest
