@@ -18,10 +18,10 @@ STUDY_DOMAINS = ("chemical", "education", "fantasy", "medical", "music")
 DOMAINS_DIR = Path(__file__).resolve().parents[2] / "engine" / "domains"
 
 
-@pytest.fixture
-def study(db):
+def build_study(participants: int = 3) -> list[dict]:
     """The five shipped study domains, with the Hard setting made smaller (an admin
-    setting) so that the suite does not spend its time on optimal search."""
+    setting) so that the suite does not spend its time on optimal search; three task sets,
+    a practice task, and ``participants`` ID/password participants (their CSV rows)."""
     config = StudySettings.current()
     config.hard_truths, config.hard_actions = 6, 8
     config.save()
@@ -52,10 +52,16 @@ def study(db):
         "3",
         stdout=StringIO(),
     )
+    if not participants:
+        return []
     out = StringIO()
-    call_command("create_participants", "--count", "3", stdout=out, stderr=StringIO())
-    rows = list(csv.DictReader(StringIO(out.getvalue())))
-    return rows
+    call_command("create_participants", "--count", str(participants), stdout=out, stderr=StringIO())
+    return list(csv.DictReader(StringIO(out.getvalue())))
+
+
+@pytest.fixture
+def study(db):
+    return build_study()
 
 
 def log_in(username: str, password: str, *, walk: bool = True) -> Client:

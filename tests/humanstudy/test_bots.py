@@ -1,0 +1,91 @@
+"""The study bots rehearse a study against a live server (Daphne: HTTP and websockets):
+20 simulated participants walk the whole path; careless and paste-happy ones are flagged for
+the right reasons, careful ones pass, and the exports hold every recorded event."""
+
+from __future__ import annotations
+
+import csv
+import json
+from io import StringIO
+
+import pytest
+from channels.testing import ChannelsLiveServerTestCase
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.test import Client
+
+from engine.models import PlayStep
+from humanstudy.models import Participant, StudySettings
+from tests.browser.test_play_page import DaphneOnTestDatabase
+from tests.humanstudy.conftest import build_study
+
+
+@pytest.mark.browser  # a live server, as the browser tests (no browser is started)
+class StudyBotsTests(ChannelsLiveServerTestCase):
+    ProtocolServerProcess = DaphneOnTestDatabase
+
+    def setUp(self):
+        super().setUp()
+        build_study(participants=0)
+        config = StudySettings.current()
+        # The bots think 0.3 s per move: the speed rule is scaled to match.
+        config.min_median_seconds_per_move = 0.2
+        config.save()
+
+    def test_twenty_bots_walk_the_study_and_the_filter_tells_them_apart(self):
+        out, err = StringIO(), StringIO()
+        call_command(
+            "study_bots",
+            "--url",
+            self.live_server_url,
+            "--count",
+            "20",
+            "--mix",
+            "careful=12,careless=4,paste=4",
+            "--think",
+            "0.3",
+            "--seed",
+            "5",
+            "--check",
+            stdout=out,
+            stderr=err,
+        )
+        report = out.getvalue()
+        assert "20 bots, 8 flagged, 0 problem(s)" in report, report + err.getvalue()
+
+        bots = Participant.objects.filter(label__startswith="bot-")
+        assert bots.count() == 20
+        assert all(p.stage == "complete" and p.completion_code for p in bots)
+        by_kind = {
+            kind: [p for p in bots if p.label.endswith(kind)]
+            for kind in ("careful", "careless", "paste")
+        }
+        assert not any(p.flagged for p in by_kind["careful"])
+        for p in by_kind["careless"]:
+            reasons = " ".join(p.flag_reasons)
+            assert "answered before any action" in reasons and "attention check" in reasons
+        for p in by_kind["paste"]:
+            reasons = " ".join(p.flag_reasons)
+            assert "pasted" in reasons and "hidden or out of focus" in reasons
+
+        # The exports hold every recorded event: each step (practice included) with the
+        # page's report, and each participant's path.
+        admin = Client()
+        admin.force_login(User.objects.create_superuser("boss", "b@example.org", "pw-boss-1"))
+        steps = json.loads(admin.get("/study/export/steps.json").content)
+        stored = PlayStep.objects.filter(session__player__participant__in=bots)
+        assert len(steps) == stored.count() > 20 * 11
+        pasted = [
+            s for s in steps if s["participant"] in {p.user.username for p in by_kind["paste"]}
+        ]
+        assert pasted and all(s["client_pastes"] == 1 for s in pasted)
+        assert all(s["client_hidden_ms"] >= 30_000 for s in pasted)
+        rows = list(
+            csv.DictReader(StringIO(admin.get("/study/export/participants.csv").content.decode()))
+        )
+        mine = {row["label"]: row for row in rows if row["label"].startswith("bot-")}
+        assert len(mine) == 20
+        assert all(row["completion_code"] and row["questionnaire"] for row in mine.values())
+        assert {
+            row["attention_failed"] for label, row in mine.items() if label.endswith("careless")
+        } == {"2"}
