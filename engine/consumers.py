@@ -56,7 +56,8 @@ def _state(session_id: int) -> dict:
         .defer("instance__domain__data")
         .get(pk=session_id)
     )
-    return sessions.session_state(session)
+    # A task whose time limit passed ends now (the page asks when its countdown ends).
+    return sessions.session_state(sessions.expire_if_overdue(session))
 
 
 class PlayConsumer(AsyncJsonWebsocketConsumer):

@@ -265,20 +265,31 @@ def expire_overdue(player: User) -> int:
     overdue = PlaySession.objects.filter(
         player=player, finished_at__isnull=True, deadline_at__lt=timezone.now()
     ).values_list("pk", flat=True)
-    ended = 0
-    for session_id in list(overdue):
-        with transaction.atomic():
-            session = (
-                PlaySession.objects.select_for_update(of=("self",))
-                .select_related("instance__domain")
-                .defer("instance__domain__data")
-                .filter(pk=session_id, finished_at__isnull=True)
-                .first()
-            )
-            if session is not None:
-                _finish_unanswered(session, at=session.deadline_at)
-                ended += 1
-    return ended
+    return sum(_expire(session_id) for session_id in list(overdue))
+
+
+def expire_if_overdue(session: PlaySession) -> PlaySession:
+    """The session, ended first if its time limit has passed (for the state a page shows)."""
+    if session.finished or session.deadline_at is None or timezone.now() <= session.deadline_at:
+        return session
+    _expire(session.pk)
+    session.refresh_from_db()
+    return session
+
+
+def _expire(session_id: int) -> bool:
+    with transaction.atomic():
+        session = (
+            PlaySession.objects.select_for_update(of=("self",))
+            .select_related("instance__domain")
+            .defer("instance__domain__data")
+            .filter(pk=session_id, finished_at__isnull=True, deadline_at__lt=timezone.now())
+            .first()
+        )
+        if session is None:
+            return False
+        _finish_unanswered(session, at=session.deadline_at)
+    return True
 
 
 def _finish_unanswered(session: PlaySession, *, at) -> None:

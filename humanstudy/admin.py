@@ -10,6 +10,21 @@ from humanstudy.models import Participant, StudySettings, TaskSet, TaskSetItem
 
 @admin.register(StudySettings)
 class StudySettingsAdmin(admin.ModelAdmin):
+    readonly_fields = ("study_link",)
+
+    @admin.display(description="study link")
+    def study_link(self, obj: StudySettings) -> str:
+        """The link to give the recruitment platform; it appends the participant's label."""
+        if not obj.pk:
+            return "saved settings show the link here"
+        path = reverse("humanstudy:join", args=[obj.link_key])
+        return format_html(
+            "<code>{}?{}=…</code><br>The platform fills in the participant's ID; change the "
+            "link key to close the link.",
+            path,
+            obj.label_parameter,
+        )
+
     list_display = (
         "__str__",
         "base_pay",

@@ -33,6 +33,8 @@
     left: $("count-left"),
     leftItem: $("count-left-item"),
     refused: $("count-refused"),
+    timeItem: $("time-left-item"),
+    timeLeft: $("time-left"),
     error: $("play-error"),
     announcer: $("announcer"),
     truths: $("truths"),
@@ -323,10 +325,36 @@
     }
   }
 
+  // A task with a time limit (a study task): the server sends the seconds left with each
+  // state; the page counts down from there (its own clock, so no clock skew), and when it
+  // reaches zero asks the server for the state, which has then ended the task.
+  let timeTimer = null;
+  function drawTimeLeft(state) {
+    window.clearInterval(timeTimer);
+    const limited = typeof state.seconds_left === "number" && !state.finished;
+    el.timeItem.hidden = !limited;
+    if (!limited) return;
+    const end = Date.now() + state.seconds_left * 1000;
+    const tick = () => {
+      const left = Math.max(0, Math.round((end - Date.now()) / 1000));
+      el.timeLeft.textContent =
+        Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
+      if (left === 0) {
+        window.clearInterval(timeTimer);
+        if (socket && socket.readyState === WebSocket.OPEN) {
+          socket.send(JSON.stringify({ type: "sync" }));
+        }
+      }
+    };
+    tick();
+    timeTimer = window.setInterval(tick, 1000);
+  }
+
   function draw(state) {
     const wasFinished = Boolean(latest && latest.finished);
     latest = state;
     if (window.kumoSignals) window.kumoSignals.shown();
+    drawTimeLeft(state);
     root.classList.toggle("finished", state.finished);
     el.taken.textContent = String(state.actions_taken);
     el.left.textContent = String(state.remaining_actions.length);

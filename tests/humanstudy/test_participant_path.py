@@ -76,12 +76,20 @@ def test_a_label_parameter_and_a_closed_link_follow_the_settings(study):
 
 
 def test_a_personal_link_signs_in_without_a_password(study):
-    participant = Participant.objects.first()
+    # create_participants prints each participant's link.
+    participant = Participant.objects.get(user__username=study[0]["id"])
+    assert study[0]["link"] == f"/study/p/{participant.link_key}/"
     client = Client()
-    response = client.get(f"/study/p/{participant.link_key}/")
+    response = client.get(study[0]["link"])
     assert response["Location"] == "/study/"
     assert client.get("/study/")["Location"] == "/study/consent/"
     assert Client().get("/study/p/not-a-key/").status_code == 404
+
+
+def test_the_admin_shows_the_study_link_to_give_the_platform(study, admin_client):
+    config = StudySettings.current()
+    page = admin_client.get(f"/admin/humanstudy/studysettings/{config.pk}/change/")
+    assert f"/study/join/{config.link_key}/?PROLIFIC_PID=" in page.content.decode()
 
 
 def test_declining_consent_ends_politely_and_opens_nothing(study):

@@ -28,7 +28,7 @@ def test_task_sets_hold_five_easy_and_five_hard_tasks_over_the_five_domains(stud
 
 
 def test_create_participants_prints_credentials_that_work(study):
-    assert [set(row) for row in study] == [{"id", "password", "task_set"}] * 3
+    assert [set(row) for row in study] == [{"id", "password", "task_set", "link"}] * 3
     assert len({row["id"] for row in study}) == 3
     for row in study:
         participant = Participant.objects.get(user__username=row["id"])

@@ -242,3 +242,33 @@ async def test_a_moves_client_report_is_kept_cleaned_and_a_bad_one_costs_nothing
 
     # Known signals only, as bounded integers; a report that is not an object is dropped.
     assert await stored() == [{"pastes": 2, "hidden_ms": 1500, "keys": 0}, None]
+
+
+async def test_a_timed_task_counts_down_and_ends_when_its_time_is_up(orchard, make_user):
+    from django.utils import timezone
+
+    user, session, instance, cookie = await logged_in_session(make_user)
+
+    @sync_to_async
+    def set_deadline(seconds: float):
+        deadline = timezone.now() + timezone.timedelta(seconds=seconds)
+        PlaySession.objects.filter(pk=session.pk).update(deadline_at=deadline)
+
+    await set_deadline(90)
+    ws = connect(session.pk, cookie)
+    assert (await ws.connect())[0]
+    state = await receive_state(ws)
+    assert not state["finished"] and 85 <= state["seconds_left"] <= 90
+    # The time runs out: the page's countdown asks for the state, and the task has ended.
+    await set_deadline(-1)
+    await ws.send_json_to({"type": "sync"})
+    state = await receive_state(ws)
+    assert state["finished"] and state["result"]["correct"] is False
+    assert "seconds_left" not in state
+    await ws.send_json_to({"type": "action", "action": instance.actions[0]})
+    error = await ws.receive_json_from(timeout=5)
+    while error["type"] == "state":  # the ending's broadcast may come first
+        assert error["state"]["finished"]
+        error = await ws.receive_json_from(timeout=5)
+    assert error["type"] == "error" and "ended" in error["message"]
+    await ws.disconnect()

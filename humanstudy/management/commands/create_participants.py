@@ -11,20 +11,28 @@ from humanstudy.actions import StudyError, create_participants
 class Command(BaseCommand):
     help = (
         "Create study participants, each given a complete task set at random, and print "
-        "their IDs and passwords as CSV (passwords are shown only now)."
+        "their IDs, passwords and personal links as CSV (passwords are shown only now). "
+        "A personal link signs its participant in without the password."
     )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--count", type=int, required=True)
         parser.add_argument("--out", help="also write the CSV to this file")
+        parser.add_argument(
+            "--base-url",
+            default="",
+            help="the site's address, to print whole links (e.g. https://study.example.org)",
+        )
 
-    def handle(self, *args, count: int, out: str | None, **options) -> None:
+    def handle(self, *args, count: int, out: str | None, base_url: str, **options) -> None:
         try:
             made = create_participants(count)
         except StudyError as error:
             raise CommandError(str(error)) from None
-        rows = [("id", "password", "task_set")] + [
-            (p.user.username, password, p.task_set.name) for p, password in made
+        base = base_url.rstrip("/")
+        rows = [("id", "password", "task_set", "link")] + [
+            (p.user.username, password, p.task_set.name, f"{base}/study/p/{p.link_key}/")
+            for p, password in made
         ]
         writer = csv.writer(self.stdout, lineterminator="\n")
         writer.writerows(rows)
