@@ -236,6 +236,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "benchmark.requeue_stalled_runs",
         "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
     },
+    "purge old practice games": {"task": "engine.purge_practice", "schedule": 24 * 3600.0},
 }
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -264,6 +265,9 @@ ROUNDS_WARN_DAYS = env_int("ROUNDS_WARN_DAYS", 14)
 # task, so a player (a visitor's guest account, or a signed-in user) may start at most this
 # many an hour, and the visitors of one client address at most VISITOR_GAMES_PER_HOUR_PER_IP.
 VISITOR_GAMES_PER_HOUR = env_int("VISITOR_GAMES_PER_HOUR", 20)
+# Practice games (and the guest accounts left with none) older than this many days are
+# deleted daily (engine.practice.purge_practice): they are never analysed or ranked.
+PRACTICE_KEEP_DAYS = env_int("PRACTICE_KEEP_DAYS", 30)
 VISITOR_GAMES_PER_HOUR_PER_IP = env_int("VISITOR_GAMES_PER_HOUR_PER_IP", 60)
 # "ADMINS=ops@example.org,lead@example.org"; without it mail_admins sends nothing.
 ADMINS = [(address, address) for address in env_list("ADMINS", [])]

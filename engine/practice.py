@@ -217,3 +217,39 @@ def _make_guest() -> User:
     guest.save()
     Visitor.objects.create(user=guest)
     return guest
+
+
+def purge_practice(older_than: timedelta | None = None) -> dict[str, int]:
+    """Delete practice games older than ``older_than`` (PRACTICE_KEEP_DAYS by default):
+    their sessions and steps, their one-game instances, and the guest accounts left with
+    no game. Practice play is never analysed or ranked, so nothing of value goes; without
+    this, every visitor's game would keep an instance and an account for ever.
+
+    Run daily by beat (engine.purge_practice). Returns what was deleted, by kind.
+    """
+    if older_than is None:
+        older_than = timedelta(days=settings.PRACTICE_KEEP_DAYS)
+    cutoff = timezone.now() - older_than
+    old = PracticeGame.objects.filter(started_at__lt=cutoff)
+    session_ids = list(old.values_list("session_id", flat=True))
+    instance_ids = list(
+        PlaySession.objects.filter(
+            pk__in=session_ids, instance__source=Instance.Source.PRACTICE
+        ).values_list("instance_id", flat=True)
+    )
+    with transaction.atomic():
+        sessions_deleted = (
+            PlaySession.objects.filter(pk__in=session_ids).delete()[1].get("engine.PlaySession", 0)
+        )
+        # An instance made for one game and played by nobody else now.
+        instances = Instance.objects.filter(
+            pk__in=instance_ids, source=Instance.Source.PRACTICE, sessions__isnull=True
+        )
+        instances_deleted = instances.delete()[1].get("engine.Instance", 0)
+        guests = User.objects.filter(visitor__created_at__lt=cutoff, play_sessions__isnull=True)
+        guests_deleted = guests.delete()[1].get("auth.User", 0)
+    return {
+        "sessions": sessions_deleted,
+        "instances": instances_deleted,
+        "guests": guests_deleted,
+    }

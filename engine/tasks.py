@@ -53,3 +53,11 @@ def rerun_llm_calls_task(call_ids: list[int]) -> str:
         except authoring.AuthoringError as error:
             failures.append(str(error))
     return "; ".join(failures) or f"{len(call_ids)} call(s) re-run"
+
+
+@shared_task(name="engine.purge_practice", ignore_result=True)
+def purge_practice_task() -> dict:
+    """Beat, daily: old practice games, their instances and idle guest accounts go."""
+    from engine.practice import purge_practice
+
+    return purge_practice()

@@ -291,3 +291,28 @@ async def test_a_visitor_plays_to_the_end_over_the_websocket_and_nobody_elses(or
     assert opened.status_code in (401, 403)
     assert (await sync_to_async(client.get)("/account/")).status_code == 302
     await sync_to_async(connections.close_all)()
+
+
+def test_old_practice_games_their_instances_and_idle_guests_are_purged(orchard, make_user):
+    from engine.practice import purge_practice
+
+    old_client, new_client = Client(), Client()
+    old = started_session(start(old_client, ip="203.0.113.1"))
+    new = started_session(start(new_client, ip="203.0.113.2"))
+    member = make_user("member")
+    member_client = Client()
+    member_client.force_login(member)
+    kept_member_game = started_session(start(member_client, ip="203.0.113.3"))
+    long_ago = timezone.now() - timedelta(days=31)
+    PracticeGame.objects.filter(session__in=[old, kept_member_game]).update(started_at=long_ago)
+    Visitor.objects.filter(user=old.player).update(created_at=long_ago)
+    stored = Instance.objects.exclude(source=Instance.Source.PRACTICE).count()
+
+    assert purge_practice() == {"sessions": 2, "instances": 2, "guests": 1}
+    assert not PlaySession.objects.filter(pk__in=[old.pk, kept_member_game.pk]).exists()
+    assert not User.objects.filter(pk=old.player_id).exists()
+    # The recent game, its guest, a signed-in member and every other instance stay.
+    assert PlaySession.objects.filter(pk=new.pk).exists()
+    assert User.objects.filter(pk__in=[new.player_id, member.pk]).count() == 2
+    assert Instance.objects.exclude(source=Instance.Source.PRACTICE).count() == stored
+    assert purge_practice() == {"sessions": 0, "instances": 0, "guests": 0}
