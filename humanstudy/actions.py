@@ -268,11 +268,30 @@ def evaluate_participant(participant: Participant) -> Participant:
         )["last"]
         participant.completed_at = last or timezone.now()
         fields.append("completed_at")
-    if participant.flagged and participant.selected_for_analysis:
+    deselected = participant.flagged and participant.selected_for_analysis
+    if deselected:
         participant.selected_for_analysis = False
         fields.append("selected_for_analysis")
     participant.save(update_fields=fields)
+    if deselected:
+        refresh_human_baseline()
     return participant
+
+
+def refresh_human_baseline() -> None:
+    """Once the analysis sample changed (and the change is committed), rebuild the human
+    baseline's trajectories and queue the board's incremental recompute, so the board
+    shows the new sample at once rather than after the nightly full recompute. In the
+    embedded default the recompute runs in-process."""
+
+    def refresh() -> None:
+        from leaderboard.recompute import sync_human_trajectories
+        from leaderboard.tasks import recompute_task
+
+        sync_human_trajectories()
+        recompute_task.delay()
+
+    transaction.on_commit(refresh, robust=True)
 
 
 def select_for_analysis(*, seed: int | None = None) -> dict[str, str | None]:
@@ -299,4 +318,5 @@ def select_for_analysis(*, seed: int | None = None) -> dict[str, str | None]:
             pick = rng.choice(passing)
             Participant.objects.filter(pk=pick.pk).update(selected_for_analysis=True)
             chosen[task_set.name] = pick.user.username
+        refresh_human_baseline()
     return chosen

@@ -169,3 +169,42 @@ def test_pay_settings_are_admin_settings(study):
     client = log_in(row["id"], row["password"])
     play_set(client, participant, careful=True)
     assert "$35.00" in finish_questionnaire(client)  # 25 + 15 − 10 × 0.5
+
+
+def test_the_human_baseline_is_on_the_board_as_soon_as_participants_are_selected(
+    study, django_capture_on_commit_callbacks
+):
+    from engine.models import PlayStep
+    from leaderboard.models import BoardRow
+    from leaderboard.recompute import HUMANS
+
+    for row, careful in zip(study, (True, False, True), strict=True):
+        participant = Participant.objects.get(user__username=row["id"])
+        play_set(log_in(row["id"], row["password"]), participant, careful=careful)
+    PlayStep.objects.update(elapsed_ms=9000)
+    assert not BoardRow.objects.filter(model__name=HUMANS).exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("select_for_analysis", "--seed", "3", stdout=StringIO())
+    chosen = Participant.objects.filter(selected_for_analysis=True)
+    assert chosen.exists() and not chosen.filter(flagged=True).exists()
+    # No recompute by hand: the selection refreshed the human rows (careful play solves
+    # every task, so every human row has success rate 1).
+    rows = BoardRow.objects.filter(model__name=HUMANS, domain__isnull=True)
+    assert rows.exists() and {row.success_rate for row in rows} == {1.0}
+    before = chosen.count()
+    assert sum(row.trajectories for row in rows) == 10 * before
+
+    # A selected participant flagged later drops out of the baseline at once.
+    picked = chosen.first()
+    config = StudySettings.current()
+    config.min_median_seconds_per_move = 60
+    config.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        from humanstudy.actions import evaluate_participant
+
+        evaluate_participant(picked)
+    picked.refresh_from_db()
+    assert picked.flagged and not picked.selected_for_analysis
+    remaining = BoardRow.objects.filter(model__name=HUMANS, domain__isnull=True)
+    assert sum(row.trajectories for row in remaining) == 10 * (before - 1)
