@@ -20,6 +20,8 @@ from engine.models import (
     Instance,
     KnowledgeBook,
     LLMCall,
+    PlaySession,
+    PlayStep,
     ProposalBrief,
 )
 
@@ -489,3 +491,86 @@ class LLMCallAdmin(admin.ModelAdmin):
             "record linked to the original.",
             messages.INFO,
         )
+
+
+class PlayStepInline(admin.TabularInline):
+    model = PlayStep
+    fields = (
+        "index",
+        "kind",
+        "sent",
+        "name",
+        "accepted",
+        "error",
+        "observation",
+        "elapsed_ms",
+        "created_at",
+        "client",
+    )
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ("index",)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(PlaySession)
+class PlaySessionAdmin(admin.ModelAdmin):
+    """Every game played, browsable and read-only: a session is the record of what a
+    player did, so nobody edits or deletes one here (not even a superuser)."""
+
+    list_display = (
+        "pk",
+        "player",
+        "domain",
+        "setting",
+        "started_at",
+        "finished_at",
+        "actions_taken",
+        "invalid_moves",
+        "correct",
+    )
+    list_filter = ("correct", "instance__source", "instance__domain")
+    search_fields = ("player__username", "=id")
+    list_select_related = ("player", "instance__domain")
+    date_hierarchy = "started_at"
+    fields = (
+        "player",
+        "instance",
+        "book",
+        "started_at",
+        "last_move_at",
+        "finished_at",
+        "deadline_at",
+        "actions_taken",
+        "invalid_moves",
+        "answer",
+        "correct",
+    )
+    readonly_fields = fields
+    inlines = [PlayStepInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("instance__domain__data")
+
+    @admin.display(description="domain", ordering="instance__domain__name")
+    def domain(self, obj: PlaySession) -> str:
+        return obj.instance.domain.name
+
+    @admin.display(description="setting")
+    def setting(self, obj: PlaySession) -> str:
+        return f"{obj.instance.n_truths}/{obj.instance.n_actions}"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False

@@ -56,21 +56,51 @@ class TaskSetAdmin(admin.ModelAdmin):
 class ParticipantAdmin(admin.ModelAdmin):
     list_display = (
         "user",
+        "label",
         "task_set",
+        "stage",
         "completed_at",
-        "flagged",
-        "reasons",
+        "quality",
         "selected_for_analysis",
     )
-    list_filter = ("flagged", "selected_for_analysis", "task_set")
-    search_fields = ("user__username",)
+    list_filter = ("stage", "flagged", "selected_for_analysis", "task_set")
+    search_fields = ("user__username", "label")
     list_select_related = ("user", "task_set")
-    readonly_fields = ("flag_reasons", "completed_at", "selected_for_analysis")
-    actions = ["run_quality_filter"]
+    readonly_fields = (
+        "flag_reasons",
+        "completed_at",
+        "selected_for_analysis",
+        "label",
+        "stage",
+        "personal_link",
+        "consented_at",
+        "declined_at",
+        "instructions_passed_at",
+        "comprehension_attempts",
+        "practice_done_at",
+        "attention",
+        "answers",
+        "completion_code",
+    )
+    exclude = ("link_key",)
 
-    @admin.display(description="flag reasons")
-    def reasons(self, obj: Participant) -> str:
-        return "; ".join(obj.flag_reasons)
+    @admin.display(description="quality", ordering="flagged")
+    def quality(self, obj: Participant) -> str:
+        """Words, not a tick: a green tick for "flagged" read as "all good"."""
+        if obj.completed_at is None and not obj.flagged:
+            return "not judged yet (set not complete)"
+        return ("flagged: " + "; ".join(obj.flag_reasons)) if obj.flagged else "passes"
+
+    @admin.display(description="personal link")
+    def personal_link(self, obj: Participant) -> str:
+        if not obj.pk:
+            return "-"
+        return format_html(
+            "<code>{}</code> (signs this participant in; share it with them only)",
+            reverse("humanstudy:personal-link", args=[obj.link_key]),
+        )
+
+    actions = ["run_quality_filter"]
 
     @admin.action(description="Run the quality filter on the selected participants")
     def run_quality_filter(self, request, queryset) -> None:

@@ -85,3 +85,41 @@ def test_public_domain_pages_render(client, stored):
     assert response.status_code == 200
     assert "Sticky Trap Count" in response.content.decode()
     assert client.get("/domains/nope/").status_code == 404
+
+
+def test_play_sessions_are_browsable_and_read_only(admin_client, orchard, make_user):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from engine import sessions
+    from engine.models import PlaySession
+
+    for index, instance in enumerate(Instance.objects.filter(domain=orchard)):
+        player = make_user(f"player{index}")
+        session, _ = sessions.start_session(player, instance)
+        sessions.take_action(session.pk, player, instance.actions[0], {"pastes": 1})
+        sessions.answer(session.pk, player, "<b>nobody</b>")  # refused, and stored
+    with CaptureQueriesContext(connection) as few:
+        listing = admin_client.get("/admin/engine/playsession/")
+    assert listing.status_code == 200
+    body = listing.content.decode()
+    assert "player0" in body and "orchard" in body and "5/4" in body
+    session = PlaySession.objects.order_by("pk").first()
+    # One more session must not add queries: no query per row.
+    player = make_user("player-extra")
+    sessions.start_session(player, session.instance)
+    with CaptureQueriesContext(connection) as more:
+        admin_client.get("/admin/engine/playsession/")
+    assert len(more) == len(few)
+
+    detail = admin_client.get(f"/admin/engine/playsession/{session.pk}/change/")
+    page = detail.content.decode()
+    assert detail.status_code == 200 and "&lt;b&gt;nobody&lt;/b&gt;" in page
+    assert "pastes" in page and 'name="_save"' not in page
+    assert admin_client.get("/admin/engine/playsession/add/").status_code == 403
+    assert admin_client.post(f"/admin/engine/playsession/{session.pk}/delete/").status_code == 403
+    assert PlaySession.objects.filter(pk=session.pk).exists()
+    assert (
+        admin_client.get(f"/admin/engine/playsession/?q={session.player.username}").status_code
+        == 200
+    )

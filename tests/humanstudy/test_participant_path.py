@@ -290,3 +290,19 @@ def test_pastes_time_away_and_attention_rules_and_their_off_switch():
     careful = [task(4, True, [StudyMove("action", 9000, {"pastes": 0, "blur_ms": 2000})])] * 3
     assert quality_problems(careful, limits, [{"check": "x", "passed": True}]) == []
     assert quality_problems(pasting, QualityThresholds(min_median_seconds_per_move=0)) == []
+
+
+def test_the_participants_list_says_passes_or_flagged_in_words(study, admin_client):
+    first, second = Participant.objects.order_by("pk")[:2]
+    Participant.objects.filter(pk=first.pk).update(
+        flagged=True, flag_reasons=["<script>x</script> too fast"], completed_at=timezone.now()
+    )
+    Participant.objects.filter(pk=second.pk).update(completed_at=timezone.now())
+    page = admin_client.get("/admin/humanstudy/participant/").content.decode()
+    assert "flagged: &lt;script&gt;x&lt;/script&gt; too fast" in page and "passes" in page
+    assert "not judged yet" in page
+    # No boolean icon for the verdict (a green tick read as "good" for a flagged one).
+    rows = page.split("<tbody>")[1].split("</tbody>")[0]
+    assert rows.count("icon-yes.svg") == 0
+    detail = admin_client.get(f"/admin/humanstudy/participant/{first.pk}/change/")
+    assert f"/study/p/{first.link_key}/" in detail.content.decode()
