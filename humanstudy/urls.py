@@ -16,6 +16,8 @@ urlpatterns = [
     path("questionnaire/", views.questionnaire, name="questionnaire"),
     path("complete/", views.complete, name="complete"),
     path("overview/", views.overview, name="overview"),
+    path("monitor/", views.monitor, name="monitor"),
+    path("monitor.json", views.monitor_data, name="monitor-data"),
     path("export/steps.<str:fmt>", views.export_steps, name="export-steps"),
     path("export/participants.csv", views.export_participants, name="export-participants"),
 ]

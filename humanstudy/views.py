@@ -7,12 +7,13 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from benchmark.spreadsheet import safe_row
 from humanstudy import actions, path, reports
+from humanstudy import monitor as live
 from humanstudy.actions import StudyError
 from humanstudy.models import Participant, StudySettings
 
@@ -237,6 +238,17 @@ def complete(request):
             "return_link": path.return_link(participant),
         },
     )
+
+
+@staff_member_required
+def monitor(request):
+    """Who is where, live (monitor.js refreshes it from monitor_data)."""
+    return render(request, "humanstudy/monitor.html", {"snapshot": live.snapshot()})
+
+
+@staff_member_required
+def monitor_data(request):
+    return JsonResponse(live.snapshot())
 
 
 @staff_member_required

@@ -306,3 +306,46 @@ def test_the_participants_list_says_passes_or_flagged_in_words(study, admin_clie
     assert rows.count("icon-yes.svg") == 0
     detail = admin_client.get(f"/admin/humanstudy/participant/{first.pk}/change/")
     assert f"/study/p/{first.link_key}/" in detail.content.decode()
+
+
+def test_the_live_monitor_shows_who_is_where_in_constant_queries(
+    study, admin_client, django_assert_max_num_queries
+):
+    from tests.humanstudy.conftest import log_in
+
+    # One participant mid-set, one who declined, one who never came back after consent.
+    active = log_in(study[0]["id"], study[0]["password"])
+    active.post("/study/tasks/3/")
+    declined = log_in(study[1]["id"], study[1]["password"], walk=False)
+    declined.post("/study/consent/", {"choice": "decline"})
+    gone = Participant.objects.get(user__username=study[2]["id"])
+    Participant.objects.filter(pk=gone.pk).update(
+        label="<b>pid</b>", created_at=timezone.now() - timezone.timedelta(hours=1)
+    )
+    with django_assert_max_num_queries(12):
+        data = admin_client.get("/study/monitor.json").json()
+    rows = {row["participant"]: row for row in data["participants"]}
+    assert rows[study[0]["id"]]["current_task"] == 3 and rows[study[0]["id"]]["stage"] == "task set"
+    assert rows[study[1]["id"]]["stage"] == "declined consent"
+    assert not rows[study[1]["id"]]["dropped_out"]
+    assert rows[study[2]["id"]]["dropped_out"] and rows[study[2]["id"]]["idle_seconds"] > 3000
+    assert data["summary"] == {
+        "participants": 3,
+        "active": 1,
+        "completed": 0,
+        "declined": 1,
+        "dropped_out": 1,
+        "flagged": 0,
+    }
+    # More participants, the same number of queries.
+    from django.core.management import call_command
+
+    call_command("create_participants", "--count", "5", stdout=StringIO(), stderr=StringIO())
+    with django_assert_max_num_queries(12):
+        page = admin_client.get("/study/monitor/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "&lt;b&gt;pid&lt;/b&gt;" in html and "<b>pid</b>" not in html
+    # Staff only.
+    assert Client().get("/study/monitor.json").status_code == 302
+    assert active.get("/study/monitor/").status_code == 302
