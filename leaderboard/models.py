@@ -13,6 +13,7 @@ from dateutil.relativedelta import relativedelta
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils import timezone
 
 from engine.models import Domain, Instance
 
@@ -433,6 +434,23 @@ class Round(models.Model):
     @property
     def progress(self) -> float:
         return self.prepared_instances / self.total_instances if self.total_instances else 0.0
+
+    # The dates a round really ran: a rotation may come early or late, so the planned
+    # starts_on/ends_on alone mislead once it has happened.
+    @property
+    def ran_from(self):
+        return timezone.localdate(self.activated_at) if self.activated_at else self.starts_on
+
+    @property
+    def ran_until(self):
+        """The day it closed, or for a live round the planned next rotation."""
+        return timezone.localdate(self.closed_at) if self.closed_at else self.ends_on
+
+    @property
+    def dates_moved(self) -> bool:
+        """Whether it started or closed on another day than planned."""
+        closed_off = self.closed_at is not None and self.ran_until != self.ends_on
+        return closed_off or (self.activated_at is not None and self.ran_from != self.starts_on)
 
 
 class RoundInstance(models.Model):

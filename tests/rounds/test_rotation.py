@@ -289,3 +289,24 @@ def test_the_admin_index_shows_the_current_round_and_the_next_rotation(first_rou
     assert "Next rotation: 2025-03-01 (in 59 days)" in page
     assert "No next round is prepared." in page
     assert "Manage rounds" in page
+
+
+def test_after_an_early_rotation_the_pages_show_the_dates_the_rounds_really_ran(first_round, clock):
+    prepare("2025-03", "grove", "4x6", 2, 500)
+    clock(2025, 2, 10)  # three weeks before the planned rotation
+    run("rotate_round")
+    first_round.refresh_from_db()
+    assert first_round.status == Round.Status.CLOSED
+    assert first_round.ends_on == date(2025, 3, 1)  # the plan, kept
+    rows = {
+        match[0]: text(match[1])
+        for match in re.findall(
+            r'<tr data-round="([^"]+)">(.*?)</tr>',
+            Client().get("/leaderboard/rounds/").content.decode(),
+            re.S,
+        )
+    }
+    assert "2025-01-01 2025-02-10 (planned 2025-01-01 to 2025-03-01)" in rows["2025-01"]
+    assert "2025-02-10 2025-05-01 (planned)" in rows["2025-03"]
+    board = text(Client().get("/leaderboard/?round=2025-01").content.decode())
+    assert "2025-01-01 to 2025-02-10" in board
