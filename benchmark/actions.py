@@ -17,17 +17,17 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Count, F, Prefetch, Q, Sum
 from django.utils import timezone
 from tqdm import tqdm
 
+from benchmark.jobs import LeaseKeeper, lease_until
 from benchmark.llm import ChatClient, LLMConfigError, LLMError
 from benchmark.models import EvaluationGame, EvaluationRun
 from benchmark.players import BUILT_IN_PLAYERS, ChatPlayer, Player, built_in_player
@@ -304,47 +304,21 @@ def do_run_evaluation(
         return None
     run = EvaluationRun.objects.get(pk=run_id)
     session = _RunSession(run, out_path=out_path, progress=progress, stop=stop)
-    keeper = _LeaseKeeper(run_id)
-    keeper.start()
-    try:
-        session.play()
-        session.finish()
-    except BaseException as error:
-        # Interrupted (Ctrl-C, a worker shutting down) or a bug: never leave it "running".
-        session.abort(error)
-        raise
-    finally:
-        keeper.stop()
+    with LeaseKeeper(
+        EvaluationRun, run_id, settings.RUN_LEASE_SECONDS, status=EvaluationRun.Status.RUNNING
+    ):
+        try:
+            session.play()
+            session.finish()
+        except BaseException as error:
+            # Interrupted (Ctrl-C, a worker shutting down) or a bug: never leave it "running".
+            session.abort(error)
+            raise
     return run
 
 
 def _lease_end():
-    return timezone.now() + timedelta(seconds=settings.RUN_LEASE_SECONDS)
-
-
-class _LeaseKeeper(threading.Thread):
-    """Renews a running run's lease every third of RUN_LEASE_SECONDS, whether or not a
-    game finished meanwhile (one LLM game can take longer than the lease)."""
-
-    def __init__(self, run_id: int) -> None:
-        super().__init__(name=f"run-{run_id}-lease", daemon=True)
-        self.run_id = run_id
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        try:
-            while not self.done.wait(settings.RUN_LEASE_SECONDS / 3):
-                EvaluationRun.objects.filter(
-                    pk=self.run_id, status=EvaluationRun.Status.RUNNING
-                ).update(lease_expires_at=_lease_end())
-        except Exception:  # the database is away: the lease lapses, the run is taken over
-            logger.warning("run %s: lease not renewed", self.run_id, exc_info=True)
-        finally:
-            connection.close()
-
-    def stop(self) -> None:
-        self.done.set()
-        self.join(timeout=10)
+    return lease_until(settings.RUN_LEASE_SECONDS)
 
 
 def requeue_stalled_runs() -> list[int]:

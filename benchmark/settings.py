@@ -236,6 +236,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "benchmark.requeue_stalled_runs",
         "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
     },
+    "requeue stalled round preparations": {
+        "task": "leaderboard.requeue_stalled_preparations",
+        "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
+    },
+    "requeue stalled domain generations": {
+        "task": "engine.requeue_stalled_generations",
+        "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
+    },
     "purge old practice games": {"task": "engine.purge_practice", "schedule": 24 * 3600.0},
 }
 CELERY_TASK_SERIALIZER = "json"
@@ -254,6 +262,12 @@ SUBMISSION_MAX_ATTEMPTS = env_int("SUBMISSION_MAX_ATTEMPTS", 3)
 # run whose lease expired is queued again, at most RUN_MAX_ATTEMPTS times in a row.
 RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 300)
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
+# Round preparation and a domain proposal's generation hold leases the same way
+# (benchmark.jobs); after the attempts they fail with the reason, and staff may retry.
+ROUND_LEASE_SECONDS = env_int("ROUND_LEASE_SECONDS", 300)
+ROUND_MAX_ATTEMPTS = env_int("ROUND_MAX_ATTEMPTS", 3)
+AUTHORING_LEASE_SECONDS = env_int("AUTHORING_LEASE_SECONDS", 300)
+AUTHORING_MAX_ATTEMPTS = env_int("AUTHORING_MAX_ATTEMPTS", 3)
 SUBMISSION_PENDING_GRACE_SECONDS = env_int("SUBMISSION_PENDING_GRACE_SECONDS", 120)
 # The largest results file accepted (bytes); a larger upload is refused before it is read.
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)

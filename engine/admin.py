@@ -342,6 +342,8 @@ class DomainProposalAdmin(admin.ModelAdmin):
         "domain",
         "error",
         "generation_started_at",
+        "attempts",
+        "lease_expires_at",
         "generated_at",
         "created_at",
     )

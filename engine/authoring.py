@@ -10,17 +10,18 @@ functions; see ``docs/domain-authoring.md``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
+from benchmark.jobs import LeaseKeeper, lease_until
 from benchmark.llm import ChatClient, ChatReply, LLMError
 from engine.actions import EngineError, do_import_domain
 from engine.core import authoring as core
@@ -42,7 +43,6 @@ NOT_CONFIGURED = (
 )
 MAX_PROPOSALS = 20
 # A generation still marked running after this long lost its worker and may be claimed again.
-STALE_GENERATION = timedelta(hours=6)
 
 
 class AuthoringError(EngineError):
@@ -50,6 +50,9 @@ class AuthoringError(EngineError):
 
 
 # -- the LLM ---------------------------------------------------------------------------------
+
+
+logger = logging.getLogger(__name__)
 
 
 def check_llm_configured() -> None:
@@ -293,7 +296,7 @@ def do_decide_proposals(proposals: Iterable[DomainProposal], *, accept: bool, us
 def check_can_generate(proposal: DomainProposal) -> None:
     """Raise :class:`AuthoringError` unless ``proposal``'s config can be generated now."""
     ready = (DomainProposal.Status.ACCEPTED, DomainProposal.Status.FAILED)
-    if proposal.status == DomainProposal.Status.GENERATING and not _stale(proposal):
+    if proposal.status == DomainProposal.Status.GENERATING and not _lease_lapsed(proposal):
         raise AuthoringError(f"proposal {proposal.pk} ({proposal.name}) is already being generated")
     if proposal.status not in ready and proposal.status != DomainProposal.Status.GENERATING:
         raise AuthoringError(
@@ -342,14 +345,21 @@ def do_generate_domain_config(proposal_id: int) -> DomainProposal:
         recorder = _Recorder(
             client, subject=f"proposal {proposal.pk} '{proposal.name}'", proposal=proposal
         )
+        keeper = LeaseKeeper(
+            DomainProposal,
+            proposal.pk,
+            settings.AUTHORING_LEASE_SECONDS,
+            status=DomainProposal.Status.GENERATING,
+        )
         try:
-            outcome = core.generate_config(
-                recorder,
-                _proposed(proposal),
-                requirements=_requirements(),
-                rounds=settings.AUTHORING_CONFIG_ROUNDS,
-                continuations=settings.AUTHORING_CONTINUATIONS,
-            )
+            with keeper:
+                outcome = core.generate_config(
+                    recorder,
+                    _proposed(proposal),
+                    requirements=_requirements(),
+                    rounds=settings.AUTHORING_CONFIG_ROUNDS,
+                    continuations=settings.AUTHORING_CONTINUATIONS,
+                )
         except Exception as error:  # a bug, not a bad reply: record it, then raise
             _proposal_failed(proposal, f"crashed: {error!r}")
             raise
@@ -369,7 +379,10 @@ def do_generate_domain_config(proposal_id: int) -> DomainProposal:
             proposal.status = DomainProposal.Status.GENERATED
             proposal.generated_at = timezone.now()
             proposal.error = ""
-            proposal.save(update_fields=["domain", "status", "generated_at", "error"])
+            proposal.lease_expires_at = None
+            proposal.save(
+                update_fields=["domain", "status", "generated_at", "error", "lease_expires_at"]
+            )
     except (EngineError, DomainError, IntegrityError) as error:
         _proposal_failed(proposal, f"the config could not be stored: {error}")
         raise AuthoringError(
@@ -378,26 +391,30 @@ def do_generate_domain_config(proposal_id: int) -> DomainProposal:
     return proposal
 
 
-def _stale(proposal: DomainProposal) -> bool:
-    """Whether a generation marked running has outlived any worker (it died mid-way)."""
-    started = proposal.generation_started_at
-    return started is None or started < timezone.now() - STALE_GENERATION
+def _lease_lapsed(proposal: DomainProposal) -> bool:
+    """Whether a generation marked running has lost its worker (its lease expired)."""
+    lease = proposal.lease_expires_at
+    return lease is None or lease < timezone.now()
 
 
 def _claim(proposal_id: int) -> DomainProposal:
+    """Claim an accepted (or failed) proposal for generation, with a lease. A proposal
+    generating under an expired lease lost its worker and may be claimed again too."""
     proposal = DomainProposal.objects.filter(pk=proposal_id).first()
     if proposal is None:
         raise AuthoringError(f"there is no proposal {proposal_id}")
     check_can_generate(proposal)
     now = timezone.now()
-    stale = Q(generation_started_at__lt=now - STALE_GENERATION) | Q(
-        generation_started_at__isnull=True
-    )
+    lapsed = Q(lease_expires_at__lt=now) | Q(lease_expires_at__isnull=True)
     ready = Q(status__in=[DomainProposal.Status.ACCEPTED, DomainProposal.Status.FAILED]) | (
-        Q(status=DomainProposal.Status.GENERATING) & stale
+        Q(status=DomainProposal.Status.GENERATING) & lapsed
     )
     claimed = DomainProposal.objects.filter(ready, pk=proposal_id).update(
-        status=DomainProposal.Status.GENERATING, generation_started_at=now, error=""
+        status=DomainProposal.Status.GENERATING,
+        generation_started_at=now,
+        error="",
+        attempts=F("attempts") + 1,
+        lease_expires_at=lease_until(settings.AUTHORING_LEASE_SECONDS),
     )
     if not claimed:
         raise AuthoringError(f"proposal {proposal_id} ({proposal.name}) is already being generated")
@@ -405,10 +422,40 @@ def _claim(proposal_id: int) -> DomainProposal:
     return proposal
 
 
+def requeue_stalled_generations() -> list[int]:
+    """Beat, every minute: a proposal generating past its lease lost its worker; queue its
+    generation again, or after AUTHORING_MAX_ATTEMPTS tries mark it failed with the reason
+    (staff may generate it again). Returns the ids queued."""
+    from engine.tasks import generate_domain_config_task
+
+    now = timezone.now()
+    queued = []
+    stalled = DomainProposal.objects.filter(
+        status=DomainProposal.Status.GENERATING, lease_expires_at__lt=now
+    )
+    for proposal in stalled:
+        if proposal.attempts >= settings.AUTHORING_MAX_ATTEMPTS:
+            DomainProposal.objects.filter(
+                pk=proposal.pk, status=DomainProposal.Status.GENERATING, lease_expires_at__lt=now
+            ).update(
+                status=DomainProposal.Status.FAILED,
+                lease_expires_at=None,
+                error=f"its worker stopped {proposal.attempts} times without finishing; "
+                "generate it again to retry",
+            )
+            logger.warning("proposal %s failed: its worker stopped", proposal.pk)
+        else:
+            logger.warning("proposal %s lost its worker; generation queued again", proposal.pk)
+            generate_domain_config_task.delay(proposal.pk)
+            queued.append(proposal.pk)
+    return queued
+
+
 def _proposal_failed(proposal: DomainProposal, why: str) -> None:
     proposal.status = DomainProposal.Status.FAILED
     proposal.error = why
-    proposal.save(update_fields=["status", "error"])
+    proposal.lease_expires_at = None
+    proposal.save(update_fields=["status", "error", "lease_expires_at"])
 
 
 # -- knowledge books -------------------------------------------------------------------------

@@ -359,6 +359,10 @@ class DomainProposal(models.Model):
     error = models.TextField(blank=True)
     generation_started_at = models.DateTimeField(null=True, blank=True)
     generated_at = models.DateTimeField(null=True, blank=True)
+    # Generation is a job with a lease (benchmark.jobs): one whose worker died is queued
+    # again once its lease expires, up to AUTHORING_MAX_ATTEMPTS tries in a row.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -32,6 +32,12 @@ def generate_domain_config_task(proposal_id: int) -> str:
     return f"domain {proposal.name} stored"
 
 
+@shared_task(name="engine.requeue_stalled_generations", ignore_result=True)
+def requeue_stalled_generations_task() -> list[int]:
+    """Beat, every minute: domain generations whose worker died are queued again."""
+    return authoring.requeue_stalled_generations()
+
+
 @shared_task(name="engine.write_llm_books")
 def write_llm_books_task(instance_ids: list[int]) -> str:
     """Write LLM knowledge books for some instances; every version is stored."""

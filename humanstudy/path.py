@@ -9,6 +9,7 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
@@ -259,7 +260,7 @@ def open_task(participant: Participant, position: int) -> PlaySession:
     session = actions.open_task(participant, position)
     limit = StudySettings.current().task_time_limit_seconds
     if limit and session.deadline_at is None and not session.finished:
-        deadline = session.started_at + timezone.timedelta(seconds=limit)
+        deadline = session.started_at + timedelta(seconds=limit)
         PlaySession.objects.filter(pk=session.pk, deadline_at__isnull=True).update(
             deadline_at=deadline
         )

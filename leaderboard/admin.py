@@ -462,6 +462,8 @@ class RoundAdmin(admin.ModelAdmin):
         "seed",
         "progress_cell",
         "error",
+        "attempts",
+        "lease_expires_at",
         "created_by",
         "created_at",
         "preparation_started_at",

@@ -380,6 +380,10 @@ class Round(models.Model):
     total_instances = models.PositiveIntegerField(default=0)
     prepared_instances = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # Preparation is a job with a lease (benchmark.jobs): a preparation whose worker died
+    # is queued again once its lease expires, up to ROUND_MAX_ATTEMPTS tries.
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

@@ -12,17 +12,18 @@ import logging
 import smtplib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.mail import mail_admins
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
+from benchmark.jobs import LeaseKeeper, lease_until
 from engine.actions import EngineError, do_generate_instances
 from engine.core.generate import GenerationError
 from engine.models import Domain
@@ -339,7 +340,7 @@ def do_retry_preparation(target: Round) -> bool:
                 f"round {target.name}"
             )
         changed = Round.objects.filter(pk=target.pk, status=Round.Status.FAILED).update(
-            status=Round.Status.DRAFT, error=""
+            status=Round.Status.DRAFT, error="", attempts=0, lease_expires_at=None
         )
         if changed:
             do_queue_preparation(target)
@@ -366,19 +367,59 @@ def do_prepare_round(round_id: int, *, progress: ProgressCallback | None = None)
         preparation_started_at=timezone.now(),
         prepared_instances=0,
         error="",
+        attempts=F("attempts") + 1,
+        lease_expires_at=lease_until(settings.ROUND_LEASE_SECONDS),
     )
     if not claimed:
         return None
     target = Round.objects.get(pk=round_id)
-    try:
-        _generate(target, progress)
-    except (GenerationError, EngineError, RoundError) as error:
-        _fail(target, str(error))
-    except BaseException as error:
-        _fail(target, f"interrupted: {error!r}")
-        raise
+    with LeaseKeeper(Round, round_id, settings.ROUND_LEASE_SECONDS, status=Round.Status.PREPARING):
+        try:
+            _generate(target, progress)
+        except (GenerationError, EngineError, RoundError) as error:
+            _fail(target, str(error))
+        except BaseException as error:
+            _fail(target, f"interrupted: {error!r}")
+            raise
     target.refresh_from_db()
     return target
+
+
+def requeue_stalled_preparations() -> list[int]:
+    """Beat, every minute: a round preparing past its lease lost its worker; queue it again
+    (stored instances are reused, so it goes on where it stopped), or after
+    ROUND_MAX_ATTEMPTS tries fail it with the reason (staff may retry it). A draft round
+    whose queued job was lost (a broker restart) is queued again after a grace period.
+    Claims are conditional updates, so two beats at once queue a round once."""
+    from leaderboard.tasks import prepare_round_task
+
+    now = timezone.now()
+    queued = []
+    for target in Round.objects.filter(status=Round.Status.PREPARING, lease_expires_at__lt=now):
+        claim = Round.objects.filter(
+            pk=target.pk, status=Round.Status.PREPARING, lease_expires_at__lt=now
+        )
+        if target.attempts >= settings.ROUND_MAX_ATTEMPTS:
+            claim.update(
+                status=Round.Status.FAILED,
+                lease_expires_at=None,
+                error=f"its worker stopped {target.attempts} times without finishing; retry "
+                "the preparation to go on (instances stored so far are kept)",
+            )
+            logger.warning(
+                "round %s failed: its worker stopped %s times", target.name, target.attempts
+            )
+        elif claim.update(status=Round.Status.DRAFT, lease_expires_at=None):
+            logger.warning("round %s lost its worker; preparation queued again", target.name)
+            prepare_round_task.delay(target.pk)
+            queued.append(target.pk)
+    grace = timedelta(seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS)
+    for target in Round.objects.filter(
+        status=Round.Status.DRAFT, created_at__lt=now - grace, lease_expires_at__isnull=True
+    ).exclude(pk__in=queued):
+        prepare_round_task.delay(target.pk)
+        queued.append(target.pk)
+    return queued
 
 
 def _generate(target: Round, progress: ProgressCallback | None) -> None:
@@ -420,13 +461,13 @@ def _generate(target: Round, progress: ProgressCallback | None) -> None:
             f"{pinned} of {target.total_instances} instances could be pinned to the round"
         )
     Round.objects.filter(pk=target.pk, status=Round.Status.PREPARING).update(
-        status=Round.Status.PREPARED, prepared_at=timezone.now()
+        status=Round.Status.PREPARED, prepared_at=timezone.now(), lease_expires_at=None
     )
 
 
 def _fail(target: Round, message: str) -> None:
     Round.objects.filter(pk=target.pk, status=Round.Status.PREPARING).update(
-        status=Round.Status.FAILED, error=message[:5000]
+        status=Round.Status.FAILED, error=message[:5000], lease_expires_at=None
     )
 
 

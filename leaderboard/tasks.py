@@ -33,6 +33,12 @@ def prepare_round_task(round_id: int) -> str:
     return prepared.status if prepared else "already claimed"
 
 
+@shared_task(name="leaderboard.requeue_stalled_preparations", ignore_result=True)
+def requeue_stalled_preparations_task() -> list[int]:
+    """Beat, every minute: round preparations whose worker died are queued again."""
+    return rounds.requeue_stalled_preparations()
+
+
 @shared_task(name="leaderboard.check_rotation")
 def check_rotation_task() -> dict:
     result = rounds.do_check_rotation()

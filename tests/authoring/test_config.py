@@ -178,15 +178,20 @@ def test_a_running_generation_is_not_started_twice_unless_its_worker_died(llm, p
     llm(router)
     started = timezone.now() - timedelta(minutes=5)
     DomainProposal.objects.filter(pk=proposal.pk).update(
-        status=DomainProposal.Status.GENERATING, generation_started_at=started
+        status=DomainProposal.Status.GENERATING,
+        generation_started_at=started,
+        lease_expires_at=timezone.now() + timedelta(minutes=1),  # its worker renews it
     )
     with pytest.raises(CommandError, match="is already being generated"):
         generate(proposal.pk)
     assert router.seen == []
+    # The worker died: its lease lapses, and the generation may start again.
     DomainProposal.objects.filter(pk=proposal.pk).update(
-        generation_started_at=timezone.now() - authoring.STALE_GENERATION - timedelta(minutes=1)
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
     )
     assert "stored: wild-fauna" in generate(proposal.pk)
+    proposal.refresh_from_db()
+    assert proposal.attempts == 1 and proposal.lease_expires_at is None
 
 
 def test_a_reply_cut_off_between_two_words_is_joined_with_its_space(llm, proposal):
@@ -201,3 +206,32 @@ def test_a_reply_cut_off_between_two_words_is_joined_with_its_space(llm, proposa
     assert "stored: wild-fauna (50 truths, 30 actions)" in generate(proposal.pk)
     assert router.kinds == ["config", "continue"]
     assert "Amber Heron" in Domain.objects.get().data["truths"]
+
+
+def test_beat_takes_over_a_generation_whose_worker_died(llm, proposal, settings):
+    router = Router(config=[reply(json.dumps(big_domain_data()))])
+    llm(router)
+    DomainProposal.objects.filter(pk=proposal.pk).update(
+        status=DomainProposal.Status.GENERATING,
+        attempts=1,
+        generation_started_at=timezone.now() - timedelta(minutes=10),
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+    )
+    # Queued again (jobs run in-process here): the second try stores the domain.
+    assert authoring.requeue_stalled_generations() == [proposal.pk]
+    proposal.refresh_from_db()
+    assert proposal.status == DomainProposal.Status.GENERATED and proposal.attempts == 2
+    assert authoring.requeue_stalled_generations() == []
+
+
+def test_a_generation_that_keeps_losing_its_worker_fails_with_the_reason(llm, proposal, settings):
+    settings.AUTHORING_MAX_ATTEMPTS = 2
+    DomainProposal.objects.filter(pk=proposal.pk).update(
+        status=DomainProposal.Status.GENERATING,
+        attempts=2,
+        lease_expires_at=timezone.now() - timedelta(seconds=1),
+    )
+    assert authoring.requeue_stalled_generations() == []
+    proposal.refresh_from_db()
+    assert proposal.status == DomainProposal.Status.FAILED
+    assert "its worker stopped 2 times" in proposal.error

@@ -222,3 +222,61 @@ def test_round_status_describes_the_rotation(clock, grove):
     assert "next round: Round summer is prepared (2 instances, 2025-03-01 to 2025-05-01)." in out
     clock(2025, 3, 4)
     assert "next rotation: 2025-03-01 (overdue by 3 days)" in run("round_status")
+
+
+def test_a_preparation_whose_worker_died_is_taken_over_and_finishes(clock, grove, settings):
+    from django.utils import timezone
+
+    target, _ = rounds.do_create_round(
+        RoundSpec(domains=["grove"], settings=[(4, 6)], instances=2, seed=7, name="orphan")
+    )
+    # A worker claimed it, stored one instance of two, and died: its lease runs out.
+    Round.objects.filter(pk=target.pk).update(
+        status=Round.Status.PREPARING,
+        attempts=1,
+        lease_expires_at=timezone.now() + timezone.timedelta(seconds=30),
+    )
+    assert rounds.requeue_stalled_preparations() == []  # still leased: nobody takes it
+    Round.objects.filter(pk=target.pk).update(
+        lease_expires_at=timezone.now() - timezone.timedelta(seconds=1)
+    )
+    # Beat queues it again; jobs run in-process here, so it is prepared at once.
+    assert rounds.requeue_stalled_preparations() == [target.pk]
+    target.refresh_from_db()
+    assert target.status == Round.Status.PREPARED and target.attempts == 2
+    assert target.lease_expires_at is None and target.pins.count() == 2
+    assert rounds.requeue_stalled_preparations() == []
+
+
+def test_a_preparation_that_keeps_losing_its_worker_fails_with_the_reason_and_can_be_retried(
+    clock, grove, settings
+):
+    from django.utils import timezone
+
+    settings.ROUND_MAX_ATTEMPTS = 3
+    target, _ = rounds.do_create_round(
+        RoundSpec(domains=["grove"], settings=[(4, 6)], instances=2, seed=7, name="cursed")
+    )
+    Round.objects.filter(pk=target.pk).update(
+        status=Round.Status.PREPARING,
+        attempts=3,
+        lease_expires_at=timezone.now() - timezone.timedelta(seconds=1),
+    )
+    assert rounds.requeue_stalled_preparations() == []
+    target.refresh_from_db()
+    assert target.status == Round.Status.FAILED
+    assert "its worker stopped 3 times" in target.error and target.lease_expires_at is None
+    assert rounds.do_retry_preparation(target)
+    target.refresh_from_db()
+    assert target.status == Round.Status.PREPARED and target.attempts == 1
+
+
+def test_a_draft_whose_queued_job_was_lost_is_queued_again(clock, grove):
+    target, _ = rounds.do_create_round(
+        RoundSpec(domains=["grove"], settings=[(4, 6)], instances=2, seed=7, name="lost")
+    )
+    assert rounds.requeue_stalled_preparations() == []  # just created: its job may be queued
+    clock(2025, 1, 2)  # a day later, still a draft: the broker lost the job
+    assert rounds.requeue_stalled_preparations() == [target.pk]
+    target.refresh_from_db()
+    assert target.status == Round.Status.PREPARED

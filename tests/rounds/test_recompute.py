@@ -113,3 +113,33 @@ def test_a_prepared_rounds_instances_count_only_once_it_is_live(clock, grove, re
     submit(researcher, "alpha", "orchard", (4, 6), {100: True, 101: False})
     row = BoardRow.objects.get(round__name="first", model__name="alpha", domain=None)
     assert (row.trajectories, row.success_rate) == (2, 0.5)
+
+
+def test_a_recompute_that_dies_midway_loses_no_stale_group(two_rounds, monkeypatch):
+    from leaderboard import recompute as module
+    from leaderboard.models import ModelEntry
+
+    before = board()
+    alpha = ModelEntry.objects.get(name="alpha")
+    marked = {(m.domain_id, m.n_truths, m.n_actions) for m in StaleGroup.objects.all()}
+    assert not marked  # everything was recomputed after each submission
+    # A new result arrives; the job recomputing it dies before it commits (the worker is
+    # killed in its last step). Its claim on the stale groups and its rows go together.
+    monkeypatch.setattr(module, "_board_rows", lambda *a, **k: [])  # rows are not the point
+
+    def die():
+        raise SystemExit("worker killed")
+
+    monkeypatch.setattr(module, "recompute_correlations", die)
+    from leaderboard.actions import mark_stale
+
+    row = BoardRow.objects.filter(model=alpha, domain__isnull=False).first()
+    mark_stale(alpha.pk, row.domain_id, row.n_truths, row.n_actions)
+    with pytest.raises(SystemExit):
+        recompute()
+    assert StaleGroup.objects.filter(model=alpha).count() == 1  # still queued
+    assert board() == before  # nothing half-written
+    # The next run (beat's, every ten minutes) picks it up.
+    monkeypatch.undo()
+    assert recompute().groups == 1 and not StaleGroup.objects.exists()
+    assert board() == before
