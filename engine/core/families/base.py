@@ -1,0 +1,210 @@
+"""The task-family interface: what every generative benchmark family gives the platform.
+
+Plain Python, no Django (house style): the same objects serve a management command, the
+HTTP API, the model runner, a Celery job and the tests. A *family* (KUMO's games, simple
+procedural reasoning, constraint puzzles, multi-turn games…) has *kinds* of task, each
+with *parameters* (its difficulty knobs) and named *levels*. It
+
+1. generates an instance from ``(kind, parameters, seed)`` deterministically
+   (:meth:`Family.generate`; only ``random.Random(seed)`` is used);
+2. splits it into the **public** view, everything a player may see before the end (the
+   task text, the answer format), and the **hidden** part, kept on the server (the
+   reference answer and what is needed to verify one);
+3. scores an answer with the family's own metric (:meth:`Family.score`: right or wrong, a
+   value in [0, 1] for partial credit, details), accepting every correct form of an answer
+   (no false negatives from formatting);
+4. gives the reference solution (:meth:`Family.reference_answer`) and, where one exists,
+   the optimum (in the score's details, e.g. a travel plan's least cost);
+5. formats the prompt for a chat model and parses its reply (:meth:`Family.prompt`,
+   :meth:`Family.parse_reply`), reporting a reply with no answer as a parse error, as the
+   KUMO runner does.
+
+Single-shot families take one final answer. An interactive family (KUMO's games, KORGym's
+games) adds moves before the answer: it would implement ``moves(instance, history)`` (the
+moves allowed now) and ``step(instance, history, move) -> observation``, with the hidden
+part holding the observations; the session service replays the stored moves, as it does for
+KUMO today. Partial-credit families (LR²Bench's grids) return ``Score.value`` below 1 with
+the per-cell figures in ``details``.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class FamilyError(ValueError):
+    """A request a family refuses (unknown kind, a parameter out of range…); ``str()`` says
+    what is wrong, for the command line or an API 400."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One difficulty knob of a kind: an integer in ``[low, high]``."""
+
+    name: str
+    default: int
+    low: int
+    high: int
+    description: str
+
+    def check(self, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise FamilyError(f"{self.name} must be an integer, got {value!r}")
+        if not self.low <= value <= self.high:
+            raise FamilyError(
+                f"{self.name} must be between {self.low} and {self.high}, got {value}"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of task of a family, with its knobs and named difficulty levels (each level a
+    full set of parameter values, from trivial for a person to long or deep)."""
+
+    name: str
+    title: str
+    answer_format: str
+    parameters: tuple[Parameter, ...]
+    levels: Mapping[str, Mapping[str, int]]
+
+    def resolve(self, params: Mapping[str, object] | None = None, level: str | None = None):
+        """The full, checked parameters: a level's values (or the defaults), then ``params``."""
+        if level is not None and level not in self.levels:
+            raise FamilyError(
+                f"kind {self.name} has no level {level!r}; use one of {', '.join(self.levels)}"
+            )
+        values: dict[str, object] = {p.name: p.default for p in self.parameters}
+        if level is not None:
+            values.update(self.levels[level])
+        known = {p.name: p for p in self.parameters}
+        for name, value in (params or {}).items():
+            if name not in known:
+                raise FamilyError(
+                    f"kind {self.name} has no parameter {name!r}; it has {', '.join(known)}"
+                )
+            values[name] = value
+        return {name: known[name].check(value) for name, value in values.items()}
+
+
+@dataclass(frozen=True)
+class FamilyInstance:
+    """One generated task. ``public`` and ``hidden`` are JSON-safe; only ``public`` may
+    reach a player before the end."""
+
+    family: str
+    kind: str
+    params: Mapping[str, int]
+    seed: int
+    public: Mapping[str, Any]
+    hidden: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Score:
+    correct: bool
+    value: float
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    """What a model's reply answered, or why no answer could be read from it."""
+
+    answer: str | None
+    error: str = ""
+
+
+# A model ends its reply with one line "Answer: …" (the prompts say so); the last such line
+# counts, so a model may think aloud before it.
+ANSWER_LINE = re.compile(
+    r"^\s*\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*\**\s*(.+?)\s*\**\s*$", re.I | re.M
+)
+
+
+class Family(ABC):
+    """A family of tasks; see the module's docstring for the contract."""
+
+    name: str
+    title: str
+    kinds: Mapping[str, Kind]
+
+    def kind(self, name: str) -> Kind:
+        try:
+            return self.kinds[name]
+        except KeyError:
+            raise FamilyError(
+                f"family {self.name} has no kind {name!r}; use one of {', '.join(self.kinds)}"
+            ) from None
+
+    def generate(
+        self,
+        kind: str,
+        seed: int,
+        params: Mapping[str, object] | None = None,
+        *,
+        level: str | None = None,
+    ) -> FamilyInstance:
+        spec = self.kind(kind)
+        values = spec.resolve(params, level)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise FamilyError(f"the seed must be a non-negative integer, got {seed!r}")
+        public, hidden = self._generate(kind, values, seed)
+        public = {"kind": kind, "answer_format": spec.answer_format, **public}
+        return FamilyInstance(self.name, kind, values, seed, public, hidden)
+
+    @abstractmethod
+    def _generate(
+        self, kind: str, params: Mapping[str, int], seed: int
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(public, hidden) for checked parameters; deterministic in ``seed``."""
+
+    @abstractmethod
+    def score(self, instance: FamilyInstance, answer: str) -> Score: ...
+
+    @abstractmethod
+    def reference_answer(self, instance: FamilyInstance) -> str: ...
+
+    def prompt(self, instance: FamilyInstance) -> str:
+        """The task for a chat model, ending with how to give the final answer."""
+        answer_format = instance.public["answer_format"]
+        return (
+            f"{instance.public['text']}\n\n"
+            f"Give your final answer on the last line, as: Answer: <{answer_format}>"
+        )
+
+    def parse_reply(self, instance: FamilyInstance, text: str) -> ParsedReply:
+        """The answer of a model's reply: the last "Answer: …" line, else (for a reply of
+        one short line) the whole reply; otherwise a parse error."""
+        if not isinstance(text, str) or not text.strip():
+            return ParsedReply(None, "the reply is empty")
+        found = ANSWER_LINE.findall(text)
+        if found:
+            return ParsedReply(found[-1])
+        stripped = text.strip()
+        if "\n" not in stripped and len(stripped) <= 200:
+            return ParsedReply(stripped)
+        return ParsedReply(None, 'no line "Answer: …" in the reply')
+
+
+FAMILIES: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    FAMILIES[family.name] = family
+    return family
+
+
+def get_family(name: str) -> Family:
+    from engine.core.families import simple  # noqa: F401 (registers itself)
+
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise FamilyError(
+            f"no task family {name!r}; the families are {', '.join(sorted(FAMILIES))}"
+        ) from None
