@@ -6,9 +6,17 @@ which import the pagination class set in settings (a circular import).
 
 from __future__ import annotations
 
+from drf_spectacular.authentication import SessionScheme
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 
 from benchmark.permissions import PublicButNotParticipant
+
+
+class VisitorAwareSessionScheme(SessionScheme):
+    """The site's session authentication (a visitor's guest session counts as anonymous)
+    is documented as the cookie login it is."""
+
+    target_class = "benchmark.authentication.SessionAuthentication"
 
 
 class AutoSchema(SpectacularAutoSchema):

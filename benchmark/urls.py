@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from benchmark import account, health
+from engine import family_views
 from engine import views as engine_views
 
 
@@ -41,6 +42,9 @@ urlpatterns = [
     path("domains/", include("engine.urls")),
     path("play/", engine_views.play_start, name="play-start"),
     path("play/<int:session_id>/", engine_views.play, name="play"),
+    path("families/", family_views.family_list, name="families"),
+    path("families/play/", family_views.play, name="family-play"),
+    path("families/attempts/<int:attempt_id>/", family_views.attempt, name="family-attempt"),
     path("docs/<slug:page>/", engine_views.docs_page, name="docs"),
     path("study/", include("humanstudy.urls")),
     path("leaderboard/", include("leaderboard.urls")),

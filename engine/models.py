@@ -430,3 +430,70 @@ class LLMCall(models.Model):
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+
+# -- task families (engine.core.families; docs/task-families.md) --------------------------------
+
+
+class FamilyTask(models.Model):
+    """A stored task of a family other than KUMO's games: its public view and, kept on the
+    server, its hidden part (the reference answer and what scoring needs)."""
+
+    family = models.SlugField(max_length=50)
+    kind = models.SlugField(max_length=50)
+    level = models.CharField(max_length=20, blank=True)
+    params = models.JSONField()
+    # The parameters as canonical JSON: one task per family, kind, parameters and seed.
+    params_key = models.CharField(max_length=500)
+    seed = models.BigIntegerField()
+    public = models.JSONField()
+    hidden = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["family", "kind", "params_key", "seed"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["family", "kind", "params_key", "seed"], name="one_family_task_per_seed"
+            )
+        ]
+        indexes = [models.Index(fields=["family", "kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.family}/{self.kind} {self.level or self.params_key} seed={self.seed}"
+
+    def to_core(self):
+        from engine.core.families.base import FamilyInstance
+
+        return FamilyInstance(
+            self.family, self.kind, dict(self.params), self.seed, self.public, self.hidden
+        )
+
+
+class FamilyAttempt(models.Model):
+    """One player's attempt at a family task: one answer, scored by the family."""
+
+    player = models.ForeignKey(
+        "auth.User", on_delete=models.CASCADE, related_name="family_attempts"
+    )
+    task = models.ForeignKey(FamilyTask, on_delete=models.PROTECT, related_name="attempts")
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    answer = models.TextField(blank=True)
+    correct = models.BooleanField(null=True)
+    value = models.FloatField(null=True)
+    details = models.JSONField(default=dict, blank=True)
+    elapsed_ms = models.PositiveIntegerField(null=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["player", "task"], name="one_attempt_per_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} on {self.task}"
+
+    @property
+    def finished(self) -> bool:
+        return self.finished_at is not None

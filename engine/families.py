@@ -1,0 +1,177 @@
+"""Stored tasks of the task families and the one write path for answering them.
+
+The family's rules live in ``engine.core.families`` (plain Python); this module stores what
+they generate (``FamilyTask``) and the players' attempts (``FamilyAttempt``). The HTTP API,
+the browser page and tests all go through ``do_generate_family_tasks``, ``start_attempt``
+and ``answer_attempt`` here. Until an attempt has ended, only the task's public view leaves
+the server; the reference answer and the score come with the answer.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from engine.core.families.base import FamilyError, get_family
+from engine.models import FamilyAttempt, FamilyTask
+
+ANSWER_MAX = 2000
+
+
+class AttemptError(Exception):
+    """A request refused; ``str()`` is a message for the player."""
+
+
+class AttemptNotFound(AttemptError):
+    pass
+
+
+class AttemptFinished(AttemptError):
+    pass
+
+
+def params_key(params: dict) -> str:
+    return json.dumps(params, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class GenerationReport:
+    tasks: list[FamilyTask]
+    created: int
+
+
+def do_generate_family_tasks(
+    family: str,
+    kind: str,
+    *,
+    count: int,
+    seed: int = 0,
+    level: str | None = None,
+    params: dict | None = None,
+) -> GenerationReport:
+    """Generate and store ``count`` tasks (seeds ``seed`` … ``seed + count - 1``); a task
+    already stored with the same family, kind, parameters and seed is reused, so running it
+    again changes nothing. Raises ``FamilyError`` for a bad request."""
+    if count < 1 or count > 10_000:
+        raise FamilyError(f"count must be between 1 and 10000, got {count}")
+    source = get_family(family)
+    tasks, created = [], 0
+    with transaction.atomic():
+        for offset in range(count):
+            instance = source.generate(kind, seed + offset, params, level=level)
+            task, new = FamilyTask.objects.get_or_create(
+                family=family,
+                kind=kind,
+                params_key=params_key(dict(instance.params)),
+                seed=instance.seed,
+                defaults={
+                    "level": level or "",
+                    "params": dict(instance.params),
+                    "public": dict(instance.public),
+                    "hidden": dict(instance.hidden),
+                },
+            )
+            tasks.append(task)
+            created += new
+    return GenerationReport(tasks, created)
+
+
+def start_attempt(player: User, task: FamilyTask) -> tuple[FamilyAttempt, bool]:
+    """The player's attempt at a task (made on first call; the same one afterwards)."""
+    return FamilyAttempt.objects.get_or_create(player=player, task=task)
+
+
+def answer_attempt(attempt_id: int, player: User, answer: object) -> FamilyAttempt:
+    """Score the player's one answer and end the attempt (under a row lock, so two tabs
+    or a repeated request count it once)."""
+    if not isinstance(answer, str) or not answer.strip():
+        raise AttemptError("write an answer first")
+    if len(answer) > ANSWER_MAX:
+        raise AttemptError(f"an answer may be at most {ANSWER_MAX} characters")
+    if "\x00" in answer:
+        raise AttemptError("an answer cannot hold a NUL character")
+    with transaction.atomic():
+        attempt = (
+            FamilyAttempt.objects.select_for_update(of=("self",))
+            .select_related("task")
+            .filter(pk=attempt_id, player=player)
+            .first()
+        )
+        if attempt is None:
+            raise AttemptNotFound("no such attempt")
+        if attempt.finished:
+            raise AttemptFinished("this task has ended; its result is shown")
+        task = attempt.task
+        score = get_family(task.family).score(task.to_core(), answer)
+        now = timezone.now()
+        attempt.answer = answer
+        attempt.correct = score.correct
+        attempt.value = score.value
+        attempt.details = dict(score.details)
+        attempt.finished_at = now
+        attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
+        attempt.save(
+            update_fields=["answer", "correct", "value", "details", "finished_at", "elapsed_ms"]
+        )
+    return attempt
+
+
+def attempt_state(attempt: FamilyAttempt) -> dict:
+    """What the player may see now: the public view; after the end, the result too."""
+    task = attempt.task
+    state = {
+        "id": attempt.pk,
+        "task": task.pk,
+        "family": task.family,
+        "kind": task.kind,
+        "level": task.level,
+        "public": task.public,
+        "finished": attempt.finished,
+    }
+    if attempt.finished:
+        state["result"] = {
+            "answer": attempt.answer,
+            "correct": attempt.correct,
+            "value": attempt.value,
+            "details": attempt.details,
+            "reference_answer": get_family(task.family).reference_answer(task.to_core()),
+        }
+    return state
+
+
+def families_catalogue() -> list[dict]:
+    """Every family with its kinds, parameters, levels and answer formats (public)."""
+    from engine.core.families.base import FAMILIES
+
+    get_family("simple")  # the built-in families register on import
+    return [
+        {
+            "name": family.name,
+            "title": family.title,
+            "kinds": [
+                {
+                    "name": kind.name,
+                    "title": kind.title,
+                    "answer_format": kind.answer_format,
+                    "parameters": [
+                        {
+                            "name": p.name,
+                            "default": p.default,
+                            "min": p.low,
+                            "max": p.high,
+                            "description": p.description,
+                        }
+                        for p in kind.parameters
+                    ],
+                    "levels": {name: dict(values) for name, values in kind.levels.items()},
+                    "metrics": ["correct", "value"],
+                }
+                for kind in family.kinds.values()
+            ],
+        }
+        for family in sorted(FAMILIES.values(), key=lambda f: f.name)
+    ]

@@ -1,0 +1,132 @@
+"""Task families over HTTP (token auth). Thin views around ``engine.families``."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from benchmark.permissions import PublicButNotParticipant
+from engine import families
+from engine.models import FamilyAttempt, FamilyTask
+from engine.serializers import ErrorSerializer
+
+
+class FamilyTaskSerializer(serializers.ModelSerializer):
+    """A task's public view; its hidden part never leaves the server here."""
+
+    class Meta:
+        model = FamilyTask
+        fields = ["id", "family", "kind", "level", "params", "seed", "public"]
+
+
+class StartAttemptSerializer(serializers.Serializer):
+    task = serializers.PrimaryKeyRelatedField(queryset=FamilyTask.objects.all())
+
+
+class AnswerAttemptSerializer(serializers.Serializer):
+    answer = serializers.CharField(max_length=families.ANSWER_MAX, trim_whitespace=False)
+
+
+class AttemptResultSerializer(serializers.Serializer):
+    answer = serializers.CharField()
+    correct = serializers.BooleanField()
+    value = serializers.FloatField(help_text="the family's score in [0, 1]")
+    details = serializers.DictField(help_text="what was read, why it is wrong, optimality…")
+    reference_answer = serializers.CharField()
+
+
+class AttemptSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    task = serializers.IntegerField()
+    family = serializers.CharField()
+    kind = serializers.CharField()
+    level = serializers.CharField()
+    public = serializers.DictField(help_text="the task as the player sees it")
+    finished = serializers.BooleanField()
+    result = AttemptResultSerializer(required=False, help_text="only once the attempt ended")
+
+
+class FamilyList(APIView):
+    """Every task family with its kinds, parameters, levels, answer formats and metrics."""
+
+    permission_classes = [PublicButNotParticipant]
+
+    @extend_schema(responses={200: dict})
+    def get(self, request):
+        return Response(families.families_catalogue())
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("family", str, description="family name, e.g. simple"),
+        OpenApiParameter("kind", str, description="kind name, e.g. counting"),
+        OpenApiParameter("level", str, description="difficulty level, e.g. hard"),
+    ]
+)
+class FamilyTaskList(generics.ListAPIView):
+    """Stored family tasks (public views only)."""
+
+    serializer_class = FamilyTaskSerializer
+
+    def get_queryset(self):
+        queryset = FamilyTask.objects.defer("hidden").order_by("family", "kind", "id")
+        for name in ("family", "kind", "level"):
+            value = self.request.query_params.get(name)
+            if value:
+                queryset = queryset.filter(**{name: value})
+        return queryset
+
+
+def _own_attempt(request, attempt_id: int) -> FamilyAttempt:
+    return get_object_or_404(
+        FamilyAttempt.objects.select_related("task"), pk=attempt_id, player=request.user
+    )
+
+
+class AttemptList(APIView):
+    @extend_schema(
+        request=StartAttemptSerializer,
+        responses={201: AttemptSerializer, 200: AttemptSerializer},
+        description="Start an attempt at a task (or get back the one you already have).",
+    )
+    def post(self, request):
+        serializer = StartAttemptSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        attempt, created = families.start_attempt(request.user, serializer.validated_data["task"])
+        return Response(
+            families.attempt_state(attempt),
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class AttemptDetail(APIView):
+    @extend_schema(responses={200: AttemptSerializer})
+    def get(self, request, attempt_id: int):
+        return Response(families.attempt_state(_own_attempt(request, attempt_id)))
+
+
+class AttemptAnswer(APIView):
+    @extend_schema(
+        request=AnswerAttemptSerializer,
+        responses={200: AttemptSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+        description="Answer once: the attempt ends and its result (with the reference "
+        "answer) is returned.",
+    )
+    def post(self, request, attempt_id: int):
+        serializer = AnswerAttemptSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            attempt = families.answer_attempt(
+                attempt_id, request.user, serializer.validated_data["answer"]
+            )
+        except families.AttemptNotFound as error:
+            raise NotFound(str(error)) from error
+        except families.AttemptFinished as error:
+            return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
+        except families.AttemptError as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(families.attempt_state(attempt))

@@ -1,0 +1,61 @@
+"""Every simple-reasoning kind played in a real browser (Debian's chromium): pick the kind
+and level, read the task, answer in its form, see the result; nothing secret on the page
+before the answer."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib.auth.models import User
+from playwright.sync_api import expect
+
+from engine.models import FamilyAttempt
+from tests.browser.test_play_page import PASSWORD, BrowserTestCase, orm
+
+
+class FamilyPlayTests(BrowserTestCase):
+    def setUp(self):
+        super().setUp()
+        User.objects.create_user("reasoner", password=PASSWORD)
+
+    def start(self, kind: str):
+        page = self.start_browser()
+        self.log_in(page, "reasoner", PASSWORD, "/families/")
+        page.locator(f'tr[data-kind="{kind}"]').get_by_role("button", name="medium").click()
+        page.wait_for_url(re.compile(r"/families/attempts/\d+/$"))
+        attempt = orm(
+            lambda: FamilyAttempt.objects.select_related("task").get(
+                player__username="reasoner", task__kind=kind
+            )
+        )
+        html = page.content()
+        expect(page.locator("#task-text")).to_contain_text(attempt.task.public["text"][:40])
+        assert "A right answer" not in html
+        return page, attempt.task
+
+    def finish(self, page):
+        page.get_by_role("button", name="Answer").click()
+        expect(page.locator("#family-result-heading")).to_have_text("Correct")
+
+    def test_counting(self):
+        page, task = self.start("counting")
+        page.fill("#answer", f"{task.hidden['answer']:,}")
+        self.finish(page)
+
+    def test_math(self):
+        page, task = self.start("math")
+        page.fill("#answer", str(task.hidden["answer"]))
+        self.finish(page)
+
+    def test_logic(self):
+        page, task = self.start("logic")
+        page.check(f"input[name=answer][value={'true' if task.hidden['answer'] else 'false'}]")
+        self.finish(page)
+
+    def test_travel_by_clicking_the_cities_of_the_route(self):
+        page, task = self.start("travel")
+        for city in task.hidden["route"]:
+            page.locator(f'button.city[data-city="{city}"]').click()
+        expect(page.locator("#answer")).to_have_value(" -> ".join(task.hidden["route"]))
+        self.finish(page)
+        expect(page.locator("#family-optimal")).to_have_text("yes")
