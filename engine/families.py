@@ -82,7 +82,7 @@ def do_generate_family_tasks(
 
 def start_attempt(player: User, task: FamilyTask) -> tuple[FamilyAttempt, bool]:
     """The player's attempt at a task (made on first call; the same one afterwards)."""
-    return FamilyAttempt.objects.get_or_create(player=player, task=task)
+    return FamilyAttempt.objects.get_or_create(player=player, task=task, model_name="")
 
 
 def answer_attempt(attempt_id: int, player: User, answer: object) -> FamilyAttempt:
@@ -98,7 +98,7 @@ def answer_attempt(attempt_id: int, player: User, answer: object) -> FamilyAttem
         attempt = (
             FamilyAttempt.objects.select_for_update(of=("self",))
             .select_related("task")
-            .filter(pk=attempt_id, player=player)
+            .filter(pk=attempt_id, player=player, model_name="")
             .first()
         )
         if attempt is None:

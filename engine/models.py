@@ -477,6 +477,13 @@ class FamilyAttempt(models.Model):
         "auth.User", on_delete=models.CASCADE, related_name="family_attempts"
     )
     task = models.ForeignKey(FamilyTask, on_delete=models.PROTECT, related_name="attempts")
+    # A model's attempt, played by the runner for ``player`` (who started the run): the
+    # model's name, which run, its tokens and, when no answer could be read from its
+    # reply, why. Empty for a person's attempt.
+    model_name = models.CharField(max_length=100, blank=True)
+    run = models.PositiveSmallIntegerField(default=0)
+    tokens = models.PositiveIntegerField(default=0)
+    parse_error = models.CharField(max_length=500, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     answer = models.TextField(blank=True)
@@ -488,11 +495,20 @@ class FamilyAttempt(models.Model):
     class Meta:
         ordering = ["-started_at"]
         constraints = [
-            models.UniqueConstraint(fields=["player", "task"], name="one_attempt_per_player")
+            models.UniqueConstraint(
+                fields=["player", "task"],
+                condition=models.Q(model_name=""),
+                name="one_attempt_per_player",
+            ),
+            models.UniqueConstraint(
+                fields=["model_name", "task", "run"],
+                condition=~models.Q(model_name=""),
+                name="one_attempt_per_model_run",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.player} on {self.task}"
+        return f"{self.model_name or self.player} on {self.task}"
 
     @property
     def finished(self) -> bool:

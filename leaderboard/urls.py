@@ -13,6 +13,7 @@ urlpatterns = [
     path("correlations/", views.correlations, name="correlations"),
     path("optimal-actions/", views.optimal_actions, name="optimal-actions"),
     path("rounds/", views.rounds, name="rounds"),
+    path("families/", views.family_board, name="families"),
     path("rounds/<slug:name>/instances.jsonl", views.round_instances, name="round-instances"),
     path("assets/plotly-<str:version>.min.js", views.plotly_js, name="plotly-js"),
 ]

@@ -761,3 +761,20 @@ def plotly_js(request, version: str):
     patch_vary_headers(response, ["Accept-Encoding"])
     patch_cache_control(response, public=True, max_age=365 * 24 * 3600, immutable=True)
     return response
+
+
+def family_board(request):
+    """The task families' board: models and people per kind and level."""
+    from leaderboard.family_board import family_rows, level_figures
+
+    rows = family_rows()
+    return render(
+        request,
+        "leaderboard/families.html",
+        {
+            "rows": rows,
+            "figures": level_figures(rows),
+            "plotly_version": PLOTLY_JS_VERSION,
+            "section": "families",
+        },
+    )

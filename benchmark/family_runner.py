@@ -1,0 +1,137 @@
+"""Plays a model through family tasks (docs/task-families.md) and records every attempt.
+
+A *player* answers a task's prompt: a chat model behind an OpenAI-compatible API, or a
+built-in baseline (``reference`` gives the family's reference answer, ``random`` a random
+answer in the task's format, ``blank`` nothing). Each reply is parsed as the family says
+(its last "Answer: …" line); a reply with no answer is a parse error, stored with the
+attempt and scored 0, as KUMO's runner counts them. Attempts are stored through the same
+``FamilyAttempt`` rows as people's, marked with the model's name and the run's index, so the
+family board (``engine.family_board``) puts models and people side by side.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from django.contrib.auth.models import User
+from django.db import connection
+from django.utils import timezone
+
+from benchmark.llm import ChatClient, LLMError
+from engine.core.families.base import FamilyInstance, get_family
+from engine.models import FamilyAttempt, FamilyTask
+from leaderboard.models import validate_model_name
+
+BUILT_IN = ("reference", "random", "blank")
+
+
+@dataclass(frozen=True)
+class FamilyRunReport:
+    attempts: int
+    correct: int
+    parse_errors: int
+    failed: int
+    skipped: int
+
+
+def random_answer(instance: FamilyInstance, rng: random.Random) -> str:
+    if instance.kind == "travel":
+        cities = list(instance.public["cities"])
+        rng.shuffle(cities)
+        return " -> ".join(cities[: rng.randint(2, len(cities))])
+    if instance.public["answer_format"] == "true or false":
+        return rng.choice(("true", "false"))
+    return str(rng.randint(0, 100))
+
+
+def play_family_tasks(
+    tasks: Iterable[FamilyTask],
+    *,
+    model: str,
+    started_by: User,
+    client: ChatClient | None = None,
+    runs: int = 1,
+    concurrency: int = 4,
+    seed: int = 0,
+) -> FamilyRunReport:
+    """Play every task ``runs`` times; attempts already stored for (model, task, run) are
+    kept, so a run interrupted half-way resumes where it stopped."""
+    validate_model_name(model)
+    if client is None and model not in BUILT_IN:
+        raise ValueError(
+            f"{model!r} is not a built-in player ({', '.join(BUILT_IN)}): give a base URL"
+        )
+    jobs, total = [], 0
+    for task in tasks:
+        done = set(
+            FamilyAttempt.objects.filter(model_name=model, task=task).values_list("run", flat=True)
+        )
+        total += runs
+        jobs += [(task, run) for run in range(runs) if run not in done]
+
+    def play(job: tuple[FamilyTask, int]) -> FamilyAttempt | None:
+        task, run = job
+        try:
+            return _play_one(task, run, model=model, player=started_by, client=client, seed=seed)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        results = list(pool.map(play, jobs))
+    attempts = [attempt for attempt in results if attempt is not None]
+    return FamilyRunReport(
+        attempts=len(attempts),
+        correct=sum(bool(a.correct) for a in attempts),
+        parse_errors=sum(bool(a.parse_error) for a in attempts),
+        failed=len(results) - len(attempts),
+        skipped=total - len(jobs),
+    )
+
+
+def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None:
+    """One attempt, stored; None when the API failed for good (nothing is stored, and the
+    next run of the command plays it again)."""
+    family = get_family(task.family)
+    instance = task.to_core()
+    started = timezone.now()
+    tokens = 0
+    if client is None:
+        rng = random.Random(f"{seed}/{task.pk}/{run}")
+        reply = {
+            "reference": f"Answer: {family.reference_answer(instance)}",
+            "random": f"Answer: {random_answer(instance, rng)}",
+            "blank": "",
+        }[model]
+    else:
+        try:
+            answer = client.chat([{"role": "user", "content": family.prompt(instance)}])
+            reply, tokens = answer.content, answer.total_tokens
+        except LLMError:
+            return None
+    parsed = family.parse_reply(instance, reply)
+    if parsed.answer is None:
+        correct, value, details = False, 0.0, {"reply": reply[-500:]}
+    else:
+        score = family.score(instance, parsed.answer)
+        correct, value, details = score.correct, score.value, dict(score.details)
+    finished = timezone.now()
+    attempt, _ = FamilyAttempt.objects.update_or_create(
+        model_name=model,
+        task=task,
+        run=run,
+        defaults={
+            "player": player,
+            "answer": (parsed.answer or "")[:2000],
+            "correct": correct,
+            "value": value,
+            "details": details,
+            "tokens": tokens,
+            "parse_error": parsed.error[:500],
+            "finished_at": finished,
+            "elapsed_ms": int((finished - started).total_seconds() * 1000),
+        },
+    )
+    return attempt

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.family_runner import BUILT_IN, play_family_tasks
+from benchmark.llm import ChatClient, LLMConfigError
+from engine.core.families.base import FamilyError
+from engine.families import do_generate_family_tasks
+
+
+class Command(BaseCommand):
+    help = (
+        "Play a model (behind an OpenAI-compatible API) or a built-in baseline "
+        f"({', '.join(BUILT_IN)}) through family tasks: generated and stored first (seeds "
+        "SEED … SEED+COUNT-1), then each answered RUNS times; attempts already stored are "
+        "kept, so an interrupted run resumes. The rows appear on /families/board/."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--model", required=True)
+        parser.add_argument("--base-url", default="", help="the API; empty for a built-in")
+        parser.add_argument("--api-key-env", default="", help="variable holding the API key")
+        parser.add_argument("--family", default="simple")
+        parser.add_argument("--kind", required=True)
+        parser.add_argument("--level", default="easy")
+        parser.add_argument("--count", type=int, default=10)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--runs", type=int, default=1)
+        parser.add_argument("--concurrency", type=int, default=4)
+        parser.add_argument("--timeout", type=float, default=120.0)
+        parser.add_argument("--as-user", default="runner", help="account the run is filed under")
+
+    def handle(self, *args, **o) -> None:
+        if not 1 <= o["runs"] <= 100:
+            raise CommandError("--runs must be between 1 and 100")
+        try:
+            report = do_generate_family_tasks(
+                o["family"], o["kind"], count=o["count"], seed=o["seed"], level=o["level"]
+            )
+        except FamilyError as error:
+            raise CommandError(str(error)) from None
+        client = None
+        if o["base_url"]:
+            try:
+                client = ChatClient(
+                    o["base_url"], o["model"], o["api_key_env"] or None, timeout=o["timeout"]
+                )
+            except LLMConfigError as error:
+                raise CommandError(str(error)) from None
+        user, _ = User.objects.get_or_create(username=o["as_user"])
+        try:
+            result = play_family_tasks(
+                report.tasks,
+                model=o["model"],
+                started_by=user,
+                client=client,
+                runs=o["runs"],
+                concurrency=o["concurrency"],
+                seed=o["seed"],
+            )
+        except (ValidationError, ValueError) as error:
+            message = error.messages[0] if isinstance(error, ValidationError) else str(error)
+            raise CommandError(message) from None
+        finally:
+            if client is not None:
+                client.close()
+        self.stdout.write(
+            f"{o['model']} on {o['family']}/{o['kind']} ({o['level']}): {result.attempts} "
+            f"played, {result.correct} correct, {result.parse_errors} parse error(s), "
+            f"{result.failed} failed (API), {result.skipped} already stored"
+        )
