@@ -50,12 +50,38 @@ class AttemptSerializer(serializers.Serializer):
     result = AttemptResultSerializer(required=False, help_text="only once the attempt ended")
 
 
+class ParameterSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    default = serializers.IntegerField()
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
+    description = serializers.CharField()
+
+
+class KindSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    answer_format = serializers.CharField()
+    parameters = ParameterSerializer(many=True)
+    levels = serializers.DictField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        help_text="each level's parameter values, e.g. {'hard': {'words': 3000}}",
+    )
+    metrics = serializers.ListField(child=serializers.CharField())
+
+
+class FamilySerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    kinds = KindSerializer(many=True)
+
+
 class FamilyList(APIView):
     """Every task family with its kinds, parameters, levels, answer formats and metrics."""
 
     permission_classes = [PublicButNotParticipant]
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(responses={200: FamilySerializer(many=True)})
     def get(self, request):
         return Response(families.families_catalogue())
 

@@ -64,7 +64,7 @@ def api_paths(ids: dict[str, int]) -> list[str]:
 @pytest.fixture
 def existing_ids(participant, researcher) -> dict[str, int]:
     """An object behind every path parameter of the API: the participant's own task-set
-    session, a researcher's scored submission and a runner run."""
+    session, a researcher's scored submission, a runner run and a family attempt."""
     user, _, instances = participant
     session, _ = sessions.start_session(user, instances[0])
     lines = [
@@ -84,7 +84,16 @@ def existing_ids(participant, researcher) -> dict[str, int]:
     run = EvaluationRun.objects.create(
         model="oracle", created_by=User.objects.get(username="researcher")
     )
-    return {"session_id": session.pk, "submission_id": submitted.json()["id"], "pk": run.pk}
+    from engine import families
+
+    task = families.do_generate_family_tasks("simple", "math", count=1).tasks[0]
+    attempt, _ = families.start_attempt(User.objects.get(username="researcher"), task)
+    return {
+        "session_id": session.pk,
+        "submission_id": submitted.json()["id"],
+        "pk": run.pk,
+        "attempt_id": attempt.pk,
+    }
 
 
 def test_a_participants_login_opens_no_api_endpoint(participant, existing_ids):

@@ -18,7 +18,7 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 
-from engine import sessions
+from engine import families, sessions
 from engine.models import Instance
 from tests.production.test_asgi_server import uvicorn
 
@@ -37,6 +37,8 @@ def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(researcher, t
     token = Token.objects.get(user=user).key
     instance = Instance.objects.filter(domain__name="orchard").order_by("seed").first()
     session, _ = sessions.start_session(user, instance)
+    task = families.do_generate_family_tasks("simple", "travel", count=1).tasks[0]
+    attempt, _ = families.start_attempt(user, task)
     # Real ids for the operations on one object, so that they reach the game and the
     # submission logic instead of answering 404 to every generated id.
     config = tmp_path / "schemathesis.toml"
@@ -46,6 +48,10 @@ def test_schemathesis_finds_no_server_error_and_no_schema_mismatch(researcher, t
 [[operations]]
 include-operation-id = ["sessions_retrieve", "sessions_actions_create", "sessions_answer_create"]
 parameters = {{ "session_id" = {session.pk} }}
+
+[[operations]]
+include-operation-id = ["family_attempts_retrieve", "family_attempts_answer_create"]
+parameters = {{ "attempt_id" = {attempt.pk} }}
 """
     )
     log = tmp_path / "server.log"
