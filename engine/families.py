@@ -175,3 +175,82 @@ def families_catalogue() -> list[dict]:
         }
         for family in sorted(FAMILIES.values(), key=lambda f: f.name)
     ]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    created: int
+    updated: int
+    unchanged: int
+    open_ended: int
+    problems: list[str]
+
+
+def do_import_unpuzzles(text: str) -> ImportReport:
+    """Store the tasks of a published unpuzzles file (``engine.core.families.unpuzzles``);
+    importing the same file again changes nothing, a corrected one updates its tasks."""
+    from engine.core.families.unpuzzles import read_unpuzzles
+
+    read = read_unpuzzles(text)
+    created = updated = unchanged = 0
+    with transaction.atomic():
+        for variant, index, public, hidden in read.tasks:
+            params = {"item": index}
+            task, new = FamilyTask.objects.get_or_create(
+                family="unpuzzles",
+                kind=variant,
+                params_key=params_key(params),
+                seed=index,
+                defaults={"params": params, "public": public, "hidden": hidden},
+            )
+            if new:
+                created += 1
+            elif task.public != public or task.hidden != hidden:
+                FamilyTask.objects.filter(pk=task.pk).update(public=public, hidden=hidden)
+                updated += 1
+            else:
+                unchanged += 1
+    return ImportReport(created, updated, unchanged, read.open_ended, read.problems)
+
+
+@dataclass(frozen=True)
+class UnpuzzleComparison:
+    """One player's accuracy per variant, and over the items it answered in both the
+    original and the unpuzzle form, how often it solved the famous puzzle but not its
+    trivial version (the sign of an answer recalled rather than reasoned)."""
+
+    player: str
+    accuracy: dict[str, tuple[int, int]]
+    pairs: int
+    original_only: int
+    unpuzzle_only: int
+    both: int
+
+
+def unpuzzles_comparison() -> list[UnpuzzleComparison]:
+    attempts = FamilyAttempt.objects.filter(
+        task__family="unpuzzles", finished_at__isnull=False
+    ).values_list("model_name", "task__kind", "task__seed", "correct")
+    by_player: dict[str, dict[tuple[str, int], list[bool]]] = {}
+    for model, variant, item, correct in attempts:
+        by_player.setdefault(model or "People", {}).setdefault((variant, item), []).append(
+            bool(correct)
+        )
+    rows = []
+    for player, results in sorted(by_player.items()):
+        accuracy = {}
+        for variant in ("original", "unpuzzle", "shifted"):
+            marks = [m for (v, _), ms in results.items() if v == variant for m in ms]
+            if marks:
+                accuracy[variant] = (sum(marks), len(marks))
+        solved = {key: sum(ms) / len(ms) >= 0.5 for key, ms in results.items()}
+        items = {i for (v, i) in solved if v == "original"} & {
+            i for (v, i) in solved if v == "unpuzzle"
+        }
+        original_only = sum(solved[("original", i)] and not solved[("unpuzzle", i)] for i in items)
+        unpuzzle_only = sum(solved[("unpuzzle", i)] and not solved[("original", i)] for i in items)
+        both = sum(solved[("original", i)] and solved[("unpuzzle", i)] for i in items)
+        rows.append(
+            UnpuzzleComparison(player, accuracy, len(items), original_only, unpuzzle_only, both)
+        )
+    return rows

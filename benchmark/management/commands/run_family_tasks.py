@@ -6,15 +6,17 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.family_runner import BUILT_IN, play_family_tasks
 from benchmark.llm import ChatClient, LLMConfigError
-from engine.core.families.base import FamilyError
+from engine.core.families.base import FamilyError, get_family
 from engine.families import do_generate_family_tasks
+from engine.models import FamilyTask
 
 
 class Command(BaseCommand):
     help = (
         "Play a model (behind an OpenAI-compatible API) or a built-in baseline "
         f"({', '.join(BUILT_IN)}) through family tasks: generated and stored first (seeds "
-        "SEED … SEED+COUNT-1), then each answered RUNS times; attempts already stored are "
+        "SEED … SEED+COUNT-1; for an imported family, every stored task of the kind), then "
+        "each answered RUNS times; attempts already stored are "
         "kept, so an interrupted run resumes. The rows appear on /families/board/."
     )
 
@@ -36,11 +38,22 @@ class Command(BaseCommand):
         if not 1 <= o["runs"] <= 100:
             raise CommandError("--runs must be between 1 and 100")
         try:
-            report = do_generate_family_tasks(
-                o["family"], o["kind"], count=o["count"], seed=o["seed"], level=o["level"]
-            )
+            family = get_family(o["family"])
+            family.kind(o["kind"])
         except FamilyError as error:
             raise CommandError(str(error)) from None
+        if getattr(family, "imported", False):
+            # A human-written family (unpuzzles): every stored task of the kind.
+            tasks = list(FamilyTask.objects.filter(family=family.name, kind=o["kind"]))
+            if not tasks:
+                raise CommandError(f"no {family.name}/{o['kind']} tasks stored: import them first")
+        else:
+            try:
+                tasks = do_generate_family_tasks(
+                    o["family"], o["kind"], count=o["count"], seed=o["seed"], level=o["level"]
+                ).tasks
+            except FamilyError as error:
+                raise CommandError(str(error)) from None
         client = None
         if o["base_url"]:
             try:
@@ -52,7 +65,7 @@ class Command(BaseCommand):
         user, _ = User.objects.get_or_create(username=o["as_user"])
         try:
             result = play_family_tasks(
-                report.tasks,
+                tasks,
                 model=o["model"],
                 started_by=user,
                 client=client,
@@ -67,7 +80,7 @@ class Command(BaseCommand):
             if client is not None:
                 client.close()
         self.stdout.write(
-            f"{o['model']} on {o['family']}/{o['kind']} ({o['level']}): {result.attempts} "
+            f"{o['model']} on {o['family']}/{o['kind']}: {result.attempts} "
             f"played, {result.correct} correct, {result.parse_errors} parse error(s), "
             f"{result.failed} failed (API), {result.skipped} already stored"
         )

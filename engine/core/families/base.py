@@ -200,7 +200,7 @@ def register(family: Family) -> Family:
 
 
 def get_family(name: str) -> Family:
-    from engine.core.families import simple  # noqa: F401 (registers itself)
+    from engine.core.families import simple, unpuzzles  # noqa: F401 (they register)
 
     try:
         return FAMILIES[name]
