@@ -1,0 +1,90 @@
+"""Constraint puzzles (LR²Bench-style), generated afresh with unique solutions.
+
+LR²Bench's release is 850 fixed puzzles with public answers; this family generates new ones
+from ``(size/difficulty, seed)``, each proven to have exactly one solution by a SAT solver
+where the type has a solution to prove unique (Sudoku, logic grids), and scores answers with
+LR²Bench's four figures (``common.lr2_metrics``). Each puzzle type is one module here; the
+family only dispatches to them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core.families.base import (
+    Family,
+    FamilyInstance,
+    ParsedReply,
+    Score,
+    register,
+)
+from engine.core.families.puzzles.common import (
+    ANSWER_BLOCK,
+    PuzzleKind,
+    answer_body,
+    lr2_metrics,
+)
+
+
+def _kinds() -> dict[str, PuzzleKind]:
+    found: dict[str, PuzzleKind] = {}
+    for optional in ("sudoku", "logic_grid", "cryptogram", "dropquote", "crossword", "acrostic"):
+        try:
+            module = __import__(f"engine.core.families.puzzles.{optional}", fromlist=["KINDS"])
+        except ModuleNotFoundError as error:
+            if error.name != f"engine.core.families.puzzles.{optional}":
+                raise
+            continue
+        for puzzle in module.KINDS:
+            found[puzzle.kind.name] = puzzle
+    return found
+
+
+class ConstraintPuzzles(Family):
+    name = "puzzles"
+    title = "Constraint puzzles (LR²Bench-style)"
+
+    def __init__(self) -> None:
+        self.puzzles = _kinds()
+        self.kinds = {name: puzzle.kind for name, puzzle in self.puzzles.items()}
+
+    def _generate(self, kind: str, params: Mapping[str, int], seed: int):
+        rng = random.Random(f"puzzles/{kind}/{sorted(params.items())}/{seed}")
+        public, hidden = self.puzzles[kind].generate(rng, params)
+        public["subtask"] = self.puzzles[kind].subtask_name
+        return public, hidden
+
+    def reference_answer(self, instance: FamilyInstance) -> str:
+        return self.puzzles[instance.kind].render(instance.hidden)
+
+    def score(self, instance: FamilyInstance, answer: Any) -> Score:
+        puzzle = self.puzzles[instance.kind]
+        reading = puzzle.read(instance.public, answer_body(answer))
+        metrics = lr2_metrics(puzzle.expected(instance.hidden), reading.subtasks)
+        details = metrics.as_dict()
+        if reading.problems:
+            details["unread"] = reading.problems[:50]
+        return Score(bool(metrics.em), metrics.s_acc, details)
+
+    def prompt(self, instance: FamilyInstance) -> str:
+        puzzle = self.puzzles[instance.kind]
+        return (
+            f"{instance.public['text']}\n\n"
+            "Think it through, then give your final solution between <Answer> and </Answer>, "
+            f"written as {puzzle.answer_help(instance.public)}."
+        )
+
+    def parse_reply(self, instance: FamilyInstance, text: str) -> ParsedReply:
+        """The last <Answer>…</Answer> block; a reply without one is a parse error (the
+        reader then reports the subtasks it could not read inside a block)."""
+        if not isinstance(text, str) or not text.strip():
+            return ParsedReply(None, "the reply is empty")
+        blocks = ANSWER_BLOCK.findall(text)
+        if not blocks or not blocks[-1].strip():
+            return ParsedReply(None, "no <Answer>…</Answer> block in the reply")
+        return ParsedReply(blocks[-1].strip())
+
+
+register(ConstraintPuzzles())
