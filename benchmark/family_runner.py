@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from benchmark.llm import ChatClient, LLMError
 from engine.core.families.base import FamilyInstance, get_family
+from engine.families import ANSWER_MAX
 from engine.models import FamilyAttempt, FamilyTask
 from leaderboard.models import validate_model_name
 
@@ -38,6 +39,9 @@ class FamilyRunReport:
 
 
 def random_answer(instance: FamilyInstance, rng: random.Random) -> str:
+    own = get_family(instance.family).random_answer(instance, rng)
+    if own is not None:
+        return own
     if instance.kind == "travel":
         cities = list(instance.public["cities"])
         rng.shuffle(cities)
@@ -101,8 +105,8 @@ def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None
     if client is None:
         rng = random.Random(f"{seed}/{task.pk}/{run}")
         reply = {
-            "reference": f"Answer: {family.reference_answer(instance)}",
-            "random": f"Answer: {random_answer(instance, rng)}",
+            "reference": family.reply_with(instance, family.reference_answer(instance)),
+            "random": family.reply_with(instance, random_answer(instance, rng)),
             "blank": "",
         }[model]
     else:
@@ -124,7 +128,7 @@ def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None
         run=run,
         defaults={
             "player": player,
-            "answer": (parsed.answer or "")[:2000],
+            "answer": (parsed.answer or "")[:ANSWER_MAX],
             "correct": correct,
             "value": value,
             "details": details,

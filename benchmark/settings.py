@@ -343,6 +343,12 @@ REST_FRAMEWORK = {
     ],
     # One error shape and a schema that documents it (benchmark/api_conventions.py).
     "EXCEPTION_HANDLER": "benchmark.api_conventions.exception_handler",
+    # JSON nested past Python's recursion limit is a 400 like any malformed body.
+    "DEFAULT_PARSER_CLASSES": [
+        "benchmark.api_conventions.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "benchmark.api_schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "benchmark.api_conventions.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,

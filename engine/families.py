@@ -19,7 +19,7 @@ from django.utils import timezone
 from engine.core.families.base import FamilyError, get_family
 from engine.models import FamilyAttempt, FamilyTask
 
-ANSWER_MAX = 2000
+ANSWER_MAX = 20000  # a 16×16 Sudoku or a 15×15 crossword written out fits
 
 
 class AttemptError(Exception):
@@ -85,15 +85,40 @@ def start_attempt(player: User, task: FamilyTask) -> tuple[FamilyAttempt, bool]:
     return FamilyAttempt.objects.get_or_create(player=player, task=task, model_name="")
 
 
-def answer_attempt(attempt_id: int, player: User, answer: object) -> FamilyAttempt:
-    """Score the player's one answer and end the attempt (under a row lock, so two tabs
-    or a repeated request count it once)."""
+def answer_text(family_name: str, answer: object) -> str:
+    """The answer as stored: text as given, or a structured answer (a JSON list or object,
+    for families that take one) as JSON; ``AttemptError`` says what is wrong with it."""
+    if isinstance(answer, (list, dict)):
+        if family_name and not get_family(family_name).structured_answers:
+            raise AttemptError("this task takes a text answer")
+        try:
+            answer = json.dumps(answer)  # ASCII escapes: no NUL or lone surrogate is stored
+        except (ValueError, TypeError, RecursionError):
+            raise AttemptError("the answer is not a JSON list or object") from None
+        if len(answer) > ANSWER_MAX:
+            raise AttemptError(f"an answer may be at most {ANSWER_MAX} characters")
+        return answer
     if not isinstance(answer, str) or not answer.strip():
         raise AttemptError("write an answer first")
     if len(answer) > ANSWER_MAX:
         raise AttemptError(f"an answer may be at most {ANSWER_MAX} characters")
     if "\x00" in answer:
         raise AttemptError("an answer cannot hold a NUL character")
+    try:
+        answer.encode("utf-8")
+    except UnicodeEncodeError:
+        raise AttemptError("an answer must be valid Unicode (it holds a lone surrogate)") from None
+    return answer
+
+
+def answer_attempt(attempt_id: int, player: User, answer: object) -> FamilyAttempt:
+    """Score the player's one answer and end the attempt (under a row lock, so two tabs
+    or a repeated request count it once). ``answer`` is text, or for families that take
+    structured answers (the constraint puzzles) a JSON list or object."""
+    if not isinstance(answer, (str, list, dict)):
+        raise AttemptError("write an answer first")
+    if isinstance(answer, str):
+        answer_text("", answer)  # text is checked before the attempt is looked up
     with transaction.atomic():
         attempt = (
             FamilyAttempt.objects.select_for_update(of=("self",))
@@ -106,9 +131,10 @@ def answer_attempt(attempt_id: int, player: User, answer: object) -> FamilyAttem
         if attempt.finished:
             raise AttemptFinished("this task has ended; its result is shown")
         task = attempt.task
+        stored = answer_text(task.family, answer)  # structured: allowed for this family?
         score = get_family(task.family).score(task.to_core(), answer)
         now = timezone.now()
-        attempt.answer = answer
+        attempt.answer = stored
         attempt.correct = score.correct
         attempt.value = score.value
         attempt.details = dict(score.details)
@@ -168,7 +194,7 @@ def families_catalogue() -> list[dict]:
                         for p in kind.parameters
                     ],
                     "levels": {name: dict(values) for name, values in kind.levels.items()},
-                    "metrics": ["correct", "value"],
+                    "metrics": list(family.metrics),
                 }
                 for kind in family.kinds.values()
             ],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
@@ -27,8 +27,41 @@ class StartAttemptSerializer(serializers.Serializer):
     task = serializers.PrimaryKeyRelatedField(queryset=FamilyTask.objects.all())
 
 
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "maxLength": families.ANSWER_MAX},
+            {"type": "array", "items": {}},
+            {"type": "object", "additionalProperties": True},
+        ],
+        "description": "text; for the constraint puzzles also the structured answer "
+        "(a grid as a list of rows, a list of people, a mapping of letters or words)",
+    }
+)
+class AnswerField(serializers.Field):
+    """Text, or a JSON list or object for families that take structured answers (the
+    family decides; ``engine.families.answer_text``)."""
+
+    default_error_messages = {
+        "invalid": "an answer is text, or for the constraint puzzles a JSON list or object",
+        "max_length": f"an answer may be at most {families.ANSWER_MAX} characters",
+    }
+
+    def to_internal_value(self, data):
+        if isinstance(data, str):
+            if len(data) > families.ANSWER_MAX:
+                self.fail("max_length")
+            return data
+        if isinstance(data, (list, dict)):
+            return data
+        self.fail("invalid")
+
+    def to_representation(self, value):
+        return value
+
+
 class AnswerAttemptSerializer(serializers.Serializer):
-    answer = serializers.CharField(max_length=families.ANSWER_MAX, trim_whitespace=False)
+    answer = AnswerField()
 
 
 class AttemptResultSerializer(serializers.Serializer):

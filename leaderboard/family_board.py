@@ -5,20 +5,65 @@ everyone who played in the browser or over the API as themselves): attempts, suc
 with its 95 % Wilson score interval, mean score, parse-error rate and mean tokens. Read from
 the finished attempts in a fixed number of queries; a figure per kind plots the success
 rate against the level.
+
+Families scored by subtasks (the constraint puzzles) add LR²Bench's four figures per row:
+Completion Ratio and Subtask Accuracy (means of per-attempt shares, with a normal 95 %
+interval on the mean, clipped to [0, 1]), Exact Match (the success rate above) and Partial
+Match at 0.5 (a rate, with its Wilson interval).
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Avg, Count, Q, Sum
 
+from engine.core.families.base import FamilyError, get_family
 from engine.models import FamilyAttempt
 
 PEOPLE = "People"
 LEVEL_ORDER = {"easy": 0, "medium": 1, "hard": 2, "": 3}
+SUBTASK_FAMILIES = {"puzzles"}
+
+
+def level_rank(family: str, kind: str, level: str) -> int:
+    """A level's place in its kind's declared order (easy first); custom levels last."""
+    try:
+        levels = list(get_family(family).kind(kind).levels)
+    except FamilyError:
+        return LEVEL_ORDER.get(level, 9)
+    return levels.index(level) if level in levels else len(levels)
+
+
+def mean_interval(values: list[float], z: float = 1.959964) -> tuple[float, float, float]:
+    """Mean of per-attempt shares with a normal 95 % interval, clipped to [0, 1]."""
+    n = len(values)
+    if n == 0:
+        return 0.0, 0.0, 0.0
+    mean = sum(values) / n
+    if n == 1:
+        return mean, mean, mean
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    half = z * math.sqrt(variance / n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+@dataclass(frozen=True)
+class SubtaskFigures:
+    """LR²Bench's figures for one board row."""
+
+    cr: float
+    cr_low: float
+    cr_high: float
+    s_acc: float
+    s_acc_low: float
+    s_acc_high: float
+    em: float
+    pm05: float
+    pm05_low: float
+    pm05_high: float
 
 
 def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -46,6 +91,7 @@ class FamilyRow:
     mean_value: float
     parse_error_rate: float
     mean_tokens: float
+    subtasks: SubtaskFigures | None = field(default=None)
 
 
 def family_rows() -> list[FamilyRow]:
@@ -60,9 +106,11 @@ def family_rows() -> list[FamilyRow]:
             tokens=Sum("tokens"),
         )
     )
+    figures = _subtask_figures()
     rows = []
     for g in grouped:
         low, high = wilson(g["right"], g["n"])
+        key = (g["task__family"], g["task__kind"], g["task__level"], g["model_name"])
         rows.append(
             FamilyRow(
                 family=g["task__family"],
@@ -77,13 +125,14 @@ def family_rows() -> list[FamilyRow]:
                 mean_value=g["mean_value"] or 0.0,
                 parse_error_rate=g["parse_errors"] / g["n"],
                 mean_tokens=(g["tokens"] or 0) / g["n"],
+                subtasks=figures.get(key),
             )
         )
     rows.sort(
         key=lambda r: (
             r.family,
             r.kind,
-            LEVEL_ORDER.get(r.level, 9),
+            level_rank(r.family, r.kind, r.level),
             r.level,
             -r.success_rate,
             r.player,
@@ -92,9 +141,44 @@ def family_rows() -> list[FamilyRow]:
     return rows
 
 
-def _order(row: FamilyRow) -> tuple:
-    level = LEVEL_ORDER.get(row.level, 9)
-    return (row.family, row.kind, level, row.level, -row.success_rate, row.player)
+def _subtask_figures() -> dict[tuple, SubtaskFigures]:
+    """CR, S-Acc, EM and PM-0.5 per (family, kind, level, model) of the subtask families,
+    from each finished attempt's stored figures (one query). An attempt with no figures (a
+    parse error: nothing read) counts as nothing completed and nothing right."""
+    shares: dict[tuple, list[tuple[float, float, int, int]]] = defaultdict(list)
+    attempts = FamilyAttempt.objects.filter(
+        finished_at__isnull=False, task__family__in=SUBTASK_FAMILIES
+    ).values_list("task__family", "task__kind", "task__level", "model_name", "details")
+    for family, kind, level, model, details in attempts.iterator():
+        details = details or {}
+        shares[(family, kind, level, model)].append(
+            (
+                float(details.get("cr", 0.0)),
+                float(details.get("s_acc", 0.0)),
+                int(details.get("em", 0)),
+                int(details.get("pm05", 0)),
+            )
+        )
+    figures = {}
+    for key, values in shares.items():
+        n = len(values)
+        cr = mean_interval([v[0] for v in values])
+        s_acc = mean_interval([v[1] for v in values])
+        pm = sum(v[3] for v in values)
+        pm_low, pm_high = wilson(pm, n)
+        figures[key] = SubtaskFigures(
+            cr=cr[0],
+            cr_low=cr[1],
+            cr_high=cr[2],
+            s_acc=s_acc[0],
+            s_acc_low=s_acc[1],
+            s_acc_high=s_acc[2],
+            em=sum(v[2] for v in values) / n,
+            pm05=pm / n,
+            pm05_low=pm_low,
+            pm05_high=pm_high,
+        )
+    return figures
 
 
 def level_figures(rows: list[FamilyRow]) -> list[dict]:
@@ -113,7 +197,7 @@ def level_figures(rows: list[FamilyRow]) -> list[dict]:
         for player in sorted({r.player for r in kind_rows}):
             mine = sorted(
                 (r for r in kind_rows if r.player == player),
-                key=lambda r: LEVEL_ORDER.get(r.level, 9),
+                key=lambda r: level_rank(r.family, r.kind, r.level),
             )
             fig.add_trace(
                 go.Scatter(

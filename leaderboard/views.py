@@ -773,6 +773,7 @@ def family_board(request):
         "leaderboard/families.html",
         {
             "rows": rows,
+            "subtask_rows": [row for row in rows if row.subtasks is not None],
             "figures": level_figures(rows),
             "plotly_version": PLOTLY_JS_VERSION,
             "section": "families",

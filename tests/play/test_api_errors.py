@@ -95,3 +95,11 @@ def test_the_schema_documents_the_error_answers(client_with_token):
     assert {"error", "fields", "invalid_moves"} <= set(fields)
     model = schema["components"]["schemas"]["SubmissionCreateRequest"]["properties"]["model"]
     assert model["minLength"] == 1 and model["maxLength"] == 100 and model["pattern"]
+
+
+def test_a_body_nested_past_the_decoders_limit_is_a_400_not_a_crash(client_with_token):
+    deep = '{"instance": ' + "[" * 20000 + "]" * 20000 + "}"
+    body = assert_error(
+        client_with_token.post("/api/v1/sessions/", deep, content_type="application/json"), 400
+    )
+    assert "nested too deeply" in body["error"]

@@ -132,6 +132,10 @@ class Family(ABC):
     name: str
     title: str
     kinds: Mapping[str, Kind]
+    # Whether ``score`` also takes a structured answer (a JSON list or object, as the API
+    # passes it) besides text, and the figures ``Score.details`` reports per answer.
+    structured_answers: bool = False
+    metrics: tuple[str, ...] = ("correct", "value")
 
     def kind(self, name: str) -> Kind:
         try:
@@ -176,6 +180,15 @@ class Family(ABC):
             f"{instance.public['text']}\n\n"
             f"Give your final answer on the last line, as: Answer: <{answer_format}>"
         )
+
+    def reply_with(self, instance: FamilyInstance, answer: str) -> str:
+        """A reply giving ``answer`` the way the prompt asks (for the built-in players)."""
+        return f"Answer: {answer}"
+
+    def random_answer(self, instance: FamilyInstance, rng) -> str | None:
+        """A random answer in the task's form (the runner's ``random`` player), or None to
+        let the runner draw one from the answer format."""
+        return None
 
     def parse_reply(self, instance: FamilyInstance, text: str) -> ParsedReply:
         """The answer of a model's reply: the last "Answer: …" line, else (for a reply of

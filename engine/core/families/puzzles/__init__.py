@@ -45,6 +45,8 @@ def _kinds() -> dict[str, PuzzleKind]:
 class ConstraintPuzzles(Family):
     name = "puzzles"
     title = "Constraint puzzles (LR²Bench-style)"
+    structured_answers = True
+    metrics = ("cr", "s_acc", "em", "pm05")
 
     def __init__(self) -> None:
         self.puzzles = _kinds()
@@ -75,6 +77,12 @@ class ConstraintPuzzles(Family):
             "Think it through, then give your final solution between <Answer> and </Answer>, "
             f"written as {puzzle.answer_help(instance.public)}."
         )
+
+    def reply_with(self, instance: FamilyInstance, answer: str) -> str:
+        return f"<Answer>\n{answer}\n</Answer>"
+
+    def random_answer(self, instance: FamilyInstance, rng) -> str:
+        return self.puzzles[instance.kind].random_answer(instance.public, rng)
 
     def parse_reply(self, instance: FamilyInstance, text: str) -> ParsedReply:
         """The last <Answer>…</Answer> block; a reply without one is a parse error (the

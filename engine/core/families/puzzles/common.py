@@ -104,6 +104,11 @@ class PuzzleKind(ABC):
     def render(self, hidden: Mapping[str, Any]) -> str:
         """The reference solution as an answer text (``read`` gives it back exactly)."""
 
+    def random_answer(self, public: Mapping[str, Any], rng) -> str:
+        """A random answer of the right shape (the runner's ``random`` baseline); kinds
+        override it, the default answers nothing."""
+        return "[]"
+
     def answer_help(self, public: Mapping[str, Any]) -> str:
         """How to write the answer, for the prompt."""
         return self.kind.answer_format

@@ -264,6 +264,13 @@ class LogicGrid(PuzzleKind):
     def render(self, hidden) -> str:
         return json.dumps(hidden["solution"], indent=1)
 
+    def random_answer(self, public, rng) -> str:
+        variables = public["variables"]
+        columns = {cat: rng.sample(values, len(values)) for cat, values in variables.items()}
+        columns["names"] = list(variables["names"])
+        people = len(variables["names"])
+        return json.dumps([{cat: columns[cat][e] for cat in variables} for e in range(people)])
+
     def answer_help(self, public) -> str:
         keys = ", ".join(f'"{name}"' for name in public["variables"])
         return f"a JSON list with one object per person, each with the keys {keys}"

@@ -222,6 +222,11 @@ class Sudoku(PuzzleKind):
     def render(self, hidden) -> str:
         return format_grid(hidden["solution"])
 
+    def random_answer(self, public, rng) -> str:
+        n = public["size"]
+        grid = [[v or rng.randint(1, n) for v in row] for row in public["grid"]]
+        return format_grid(grid)
+
     def answer_help(self, public) -> str:
         n = public["size"]
         return f"a JSON list of {n} rows, each a list of {n} numbers, like the puzzle's grid"
