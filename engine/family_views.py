@@ -59,8 +59,38 @@ def attempt(request, attempt_id: int):
     )
     if request.method == "POST":
         try:
-            families.answer_attempt(current.pk, request.user, request.POST.get("answer", ""))
+            answer = form_answer(current.task, request.POST)
+            families.answer_attempt(current.pk, request.user, answer)
         except families.AttemptError as error:
             messages.error(request, str(error))
         return redirect("family-attempt", attempt_id=current.pk)
     return render(request, "engine/family_attempt.html", {"state": families.attempt_state(current)})
+
+
+def form_answer(task: FamilyTask, post) -> object:
+    """The answer a page's form gives: the text box, or for a Sudoku the grid of cells
+    (``cell-R-C``; an empty or non-number cell stays as typed, so its row is not read) and
+    for a logic grid the people's rows (``pick-E-CATEGORY``). The server scores it; the
+    page never knows the solution."""
+    if task.family != "puzzles" or task.kind not in ("sudoku", "logic_grid"):
+        return post.get("answer", "")
+    if task.kind == "sudoku":
+        size = task.public["size"]
+        grid = [
+            [post.get(f"cell-{r}-{c}", "").strip()[:3] for c in range(size)] for r in range(size)
+        ]
+        if not any(value for row in grid for value in row if value):
+            raise families.AttemptError("fill in the grid first")
+        return [[int(v) if v.isdigit() else v for v in row] for row in grid]
+    variables = task.public["variables"]
+    people = []
+    for e, name in enumerate(variables["names"]):
+        row = {"names": name}
+        for category in list(variables)[1:]:
+            value = post.get(f"pick-{e}-{category}", "")
+            if value:
+                row[category] = value[:200]
+        people.append(row)
+    if not any(len(row) > 1 for row in people):
+        raise families.AttemptError("choose at least one value first")
+    return people

@@ -55,7 +55,9 @@ class ConstraintPuzzles(Family):
     def _generate(self, kind: str, params: Mapping[str, int], seed: int):
         rng = random.Random(f"puzzles/{kind}/{sorted(params.items())}/{seed}")
         public, hidden = self.puzzles[kind].generate(rng, params)
-        public["subtask"] = self.puzzles[kind].subtask_name
+        puzzle = self.puzzles[kind]
+        public["subtask"] = puzzle.subtask_name
+        public["subtasks"] = puzzle.subtask_plural or f"{puzzle.subtask_name}s"
         return public, hidden
 
     def reference_answer(self, instance: FamilyInstance) -> str:

@@ -86,6 +86,7 @@ class PuzzleKind(ABC):
 
     kind: Kind
     subtask_name: str  # "row", "word", "letter", … for reports
+    subtask_plural: str = ""  # when not subtask_name + "s"
 
     @abstractmethod
     def generate(self, rng, params: Mapping[str, int]) -> tuple[dict, dict]:

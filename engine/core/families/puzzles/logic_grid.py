@@ -133,6 +133,7 @@ class Encoding:
 
 class LogicGrid(PuzzleKind):
     subtask_name = "person"
+    subtask_plural = "people"
     kind = Kind(
         "logic_grid",
         "Logic grid puzzle: who has what, from clues",

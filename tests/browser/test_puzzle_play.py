@@ -1,0 +1,100 @@
+"""Constraint puzzles solved in a real browser (Debian's chromium) as a person would: a 4×4
+Sudoku typed with the keyboard (digits move on to the next empty cell, arrows move
+around, givens cannot be typed over) and a small logic grid chosen in its matrix; the
+solution is checked on the server only at submission and never on the page before."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from django.contrib.auth.models import User
+from playwright.sync_api import expect
+
+from engine.models import FamilyAttempt
+from tests.browser.test_play_page import PASSWORD, BrowserTestCase, orm
+
+
+class PuzzlePlayTests(BrowserTestCase):
+    def setUp(self):
+        super().setUp()
+        User.objects.create_user("solver", password=PASSWORD)
+
+    def start(self, kind: str, level: str = "easy"):
+        page = self.start_browser()
+        self.log_in(page, "solver", PASSWORD, "/families/")
+        page.locator(f'tr[data-kind="{kind}"]').get_by_role(
+            "button", name=level, exact=True
+        ).click()
+        page.wait_for_url(re.compile(r"/families/attempts/\d+/$"))
+        attempt = orm(
+            lambda: FamilyAttempt.objects.select_related("task").get(
+                player__username="solver", task__kind=kind
+            )
+        )
+        html = page.content()
+        assert "A right answer" not in html
+        return page, attempt
+
+    def test_a_4x4_sudoku_typed_with_the_keyboard(self):
+        page, attempt = self.start("sudoku")
+        task = attempt.task
+        grid, solution = task.public["grid"], task.hidden["solution"]
+        assert json.dumps(solution) not in page.content()
+        empties = [(r, c) for r in range(4) for c in range(4) if not grid[r][c]]
+        # Start at the last cell and come back with the arrows: wrapping right from the
+        # end of a row lands on the start of the same row.
+        last_r, last_c = empties[-1]
+        page.locator(f'input[name="cell-{last_r}-{last_c}"]').click()
+        first_r, first_c = empties[0]
+        for _ in range(last_r - first_r):
+            page.keyboard.press("ArrowUp")
+        for _ in range((first_c - last_c) % 4):
+            page.keyboard.press("ArrowRight")
+        expect(page.locator(f'input[name="cell-{first_r}-{first_c}"]')).to_be_focused()
+        for r, c in empties:
+            page.keyboard.type(str(solution[r][c]))
+        for r, c in empties:
+            expect(page.locator(f'input[name="cell-{r}-{c}"]')).to_have_value(str(solution[r][c]))
+        given = next((r, c) for r in range(4) for c in range(4) if grid[r][c])
+        page.locator(f'input[name="cell-{given[0]}-{given[1]}"]').click()
+        page.keyboard.type("9")
+        expect(page.locator(f'input[name="cell-{given[0]}-{given[1]}"]')).to_have_value(
+            str(grid[given[0]][given[1]])
+        )
+        page.get_by_role("button", name="Answer").click()
+        expect(page.locator("#family-result-heading")).to_have_text("Correct")
+        expect(page.locator("#family-figures")).to_contain_text("4 of 4 rows")
+        done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
+        assert done.correct and done.details["em"] == 1 and json.loads(done.answer) == solution
+
+    def test_a_small_logic_grid_chosen_in_the_matrix(self):
+        page, attempt = self.start("logic_grid")
+        task = attempt.task
+        expect(page.locator("#clues li")).to_have_count(len(task.public["clues"]))
+        names = task.public["variables"]["names"]
+        for row in task.hidden["solution"]:
+            e = names.index(row["names"])
+            for category, value in row.items():
+                if category != "names":
+                    page.select_option(f'select[name="pick-{e}-{category}"]', value)
+        page.get_by_role("button", name="Answer").click()
+        expect(page.locator("#family-result-heading")).to_have_text("Correct")
+        expect(page.locator("#family-figures")).to_contain_text(
+            f"{len(names)} of {len(names)} people"
+        )
+
+    def test_a_half_filled_grid_is_scored_by_its_rows(self):
+        page, attempt = self.start("sudoku")
+        solution = attempt.task.hidden["solution"]
+        grid = attempt.task.public["grid"]
+        for c in range(4):
+            if not grid[0][c]:
+                page.fill(f'input[name="cell-0-{c}"]', str(solution[0][c]))
+        page.get_by_role("button", name="Answer").click()
+        expect(page.locator("#family-result-heading")).to_have_text("Not correct")
+        done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
+        complete_rows = sum(all(v for v in row) for row in grid[1:]) + 1
+        assert done.details["answered"] == complete_rows and done.details["right"] == complete_rows
+        blank_row = next(r for r in range(1, 4) if not all(grid[r])) + 1
+        expect(page.locator("#family-unread")).to_contain_text(f"row {blank_row} ")
