@@ -70,10 +70,19 @@ def attempt(request, attempt_id: int):
 def form_answer(task: FamilyTask, post) -> object:
     """The answer a page's form gives: the text box, or for a Sudoku the grid of cells
     (``cell-R-C``; an empty or non-number cell stays as typed, so its row is not read) and
-    for a logic grid the people's rows (``pick-E-CATEGORY``). The server scores it; the
+    for a logic grid the people's rows (``pick-E-CATEGORY``), for a cryptogram the letter
+    mapping (``map-X``). The server scores it; the
     page never knows the solution."""
-    if task.family != "puzzles" or task.kind not in ("sudoku", "logic_grid"):
+    if task.family != "puzzles" or task.kind not in ("sudoku", "logic_grid", "cryptogram"):
         return post.get("answer", "")
+    if task.kind == "cryptogram":
+        mapping = {
+            letter: post.get(f"map-{letter}", "").strip()[:5] for letter in task.public["letters"]
+        }
+        mapping = {letter: plain for letter, plain in mapping.items() if plain}
+        if not mapping:
+            raise families.AttemptError("fill in at least one letter first")
+        return mapping
     if task.kind == "sudoku":
         size = task.public["size"]
         grid = [

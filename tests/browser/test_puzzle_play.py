@@ -98,3 +98,16 @@ class PuzzlePlayTests(BrowserTestCase):
         assert done.details["answered"] == complete_rows and done.details["right"] == complete_rows
         blank_row = next(r for r in range(1, 4) if not all(grid[r])) + 1
         expect(page.locator("#family-unread")).to_contain_text(f"row {blank_row} ")
+
+    def test_a_cryptogram_by_its_letter_mapping(self):
+        page, attempt = self.start("cryptogram")
+        task = attempt.task
+        expect(page.locator("#task-text")).to_contain_text(task.public["ciphertext"][:20])
+        assert task.hidden["plaintext"] not in page.content()
+        for cipher, plain in task.hidden["solution"].items():
+            if cipher not in task.public["hints"]:
+                page.fill(f'input[name="map-{cipher}"]', plain.lower())
+        page.get_by_role("button", name="Answer").click()
+        expect(page.locator("#family-result-heading")).to_have_text("Correct")
+        n = len(task.hidden["solution"])
+        expect(page.locator("#family-figures")).to_contain_text(f"{n} of {n} letters")

@@ -1,0 +1,131 @@
+"""Drop quotes: a public-domain quotation laid out in a grid, its letters dropped.
+
+The quotation (capitals) is written row by row into a grid ``width`` columns wide; words
+may wrap across rows, a space is a black square ``#`` and the last row is padded with
+``#``. The player is given the grid's shape, the black squares, the punctuation in place,
+and for each column its letters in alphabetical order ("dropped" out of the grid); they
+put every column's letters back. The subtasks are the rows (as in LR²Bench): a row is
+answered when the answer gives ``width`` characters for it, and right when they are the
+quotation's.
+
+Answers: a JSON list of rows, each a string or a list of characters (LR²Bench writes
+``[["I", "T", "#", …], …]``), or one row a line; ``#`` or a space for a black square.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core.families.base import Kind, Parameter
+from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
+from engine.core.families.puzzles.corpus import passage
+
+BLACK = "#"
+
+
+def layout(text: str, width: int) -> list[str]:
+    cells = text.upper().replace(" ", BLACK)
+    rows = [cells[i : i + width] for i in range(0, len(cells), width)]
+    rows[-1] = rows[-1].ljust(width, BLACK)
+    return rows
+
+
+class DropQuote(PuzzleKind):
+    subtask_name = "row"
+    kind = Kind(
+        "dropquote",
+        "Drop quote: a quotation's letters dropped out of their columns",
+        "the completed grid as a JSON list of rows",
+        (
+            Parameter("width", 10, 6, 24, "columns of the grid"),
+            Parameter("length", 40, 20, 300, "least length of the quotation in characters"),
+        ),
+        {
+            "easy": {"width": 8, "length": 25},
+            "medium": {"width": 12, "length": 50},
+            "hard": {"width": 16, "length": 100},
+            "expert": {"width": 20, "length": 200},
+        },
+    )
+
+    def generate(self, rng, params: Mapping[str, int]):
+        quote, source = passage(rng, params["length"])
+        width = params["width"]
+        rows = layout(quote, width)
+        columns = ["".join(sorted(ch for row in rows if (ch := row[c]).isalpha()))
+                   for c in range(width)]  # fmt: skip
+        shape = [
+            "".join(ch if not ch.isalpha() else "_" for ch in row) for row in rows
+        ]  # blacks and punctuation shown, letters blank
+        text = (
+            f"Here is a drop quote: a quotation written row by row into a grid {width} columns "
+            f"wide (words may wrap from one row to the next; # is a space between words). "
+            "Its letters fell out of their columns; each column's letters are listed below in "
+            "alphabetical order. Put every letter back in its column to read the quotation.\n\n"
+            "Grid (_ is a letter to find):\n"
+            + "\n".join(shape)
+            + "\n\nLetters of each column, left to right:\n"
+            + "\n".join(f"column {c + 1}: {' '.join(col) or '-'}" for c, col in enumerate(columns))
+        )
+        public = {"text": text, "width": width, "shape": shape, "columns": columns}
+        return public, {"solution": rows, "quote": quote, "source": source}
+
+    def expected(self, hidden) -> list[Any]:
+        return list(hidden["solution"])
+
+    def render(self, hidden) -> str:
+        return json.dumps(hidden["solution"])
+
+    def answer_help(self, public) -> str:
+        return (
+            f"a JSON list of {len(public['shape'])} rows, each a string of {public['width']} "
+            "characters with # for a black square"
+        )
+
+    def random_answer(self, public, rng) -> str:
+        rows = []
+        pools = [list(col) for col in public["columns"]]
+        for pool in pools:
+            rng.shuffle(pool)
+        for row in public["shape"]:
+            rows.append(
+                "".join(
+                    pools[c].pop() if ch == "_" and pools[c] else ch for c, ch in enumerate(row)
+                )
+            )
+        return json.dumps(rows)
+
+    def read(self, public: Mapping[str, Any], answer: Any) -> Reading:
+        width, count = public["width"], len(public["shape"])
+        rows = maybe_json(answer)
+        if isinstance(rows, str):
+            rows = [line for line in rows.splitlines() if line.strip()]
+        subtasks: list[Any] = [None] * count
+        problems: list[str] = []
+        if not isinstance(rows, list):
+            return Reading(subtasks, ["the answer is not a list of rows"])
+        if len(rows) != count:
+            problems.append(f"the answer has {len(rows)} rows, not {count}")
+        for index, row in enumerate(rows[:count]):
+            if isinstance(row, list) and all(isinstance(ch, str) for ch in row):
+                row = "".join(ch if ch.strip() else BLACK for ch in row)
+            if not isinstance(row, str):
+                problems.append(f"row {index + 1} is not text")
+                continue
+            cells = row.rstrip("\r\n")
+            if len(cells) >= 2 and cells[0] == cells[-1] and cells[0] in "\"'":
+                cells = cells[1:-1]  # a quoted row
+            cells = cells.upper().replace(" ", BLACK)  # spaces are black squares, kept
+            shape = public["shape"][index]
+            if len(cells) < width and set(shape[len(cells) :]) == {BLACK}:
+                cells = cells.ljust(width, BLACK)  # trailing blacks left off: the shape has them
+            if len(cells) != width:
+                problems.append(f"row {index + 1} has {len(cells)} characters, not {width}")
+                continue
+            subtasks[index] = cells
+        return Reading(subtasks, problems)
+
+
+KINDS = (DropQuote(),)
