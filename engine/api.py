@@ -6,6 +6,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -27,6 +28,12 @@ from engine.serializers import (
 
 @extend_schema(
     parameters=[
+        OpenApiParameter(
+            "family",
+            str,
+            description='task family: "kumo" (the instances listed here); the other '
+            "families' tasks are listed at /api/v1/family-tasks/?family=NAME",
+        ),
         OpenApiParameter("domain", str, description="domain name"),
         OpenApiParameter("truths", int, description="truths per task"),
         OpenApiParameter("actions", int, description="actions per task"),
@@ -44,6 +51,22 @@ class InstanceList(generics.ListAPIView):
         queryset = playable_instances(Instance.objects.select_related("domain")).order_by(
             "domain__name", "id"
         )
+        family = self.request.query_params.get("family")
+        if family and family != "kumo":
+            from engine.core.families.base import FAMILIES, get_family
+
+            get_family("simple")  # the built-in families register on import
+            if family in FAMILIES:
+                raise ValidationError(
+                    {
+                        "family": f"the tasks of family {family!r} are listed at "
+                        f"/api/v1/family-tasks/?family={family}"
+                    }
+                )
+            raise ValidationError(
+                {"family": f"no task family {family!r}; the families are "
+                 f"{', '.join(['kumo', *sorted(FAMILIES)])}"}
+            )  # fmt: skip
         domain = self.request.query_params.get("domain")
         if domain:
             queryset = queryset.filter(domain__name=domain)

@@ -14,12 +14,35 @@ class InstanceSerializer(serializers.ModelSerializer):
     """What anyone may know about an instance before playing: no observations, no answer."""
 
     domain = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    family = serializers.SerializerMethodField(help_text='the task family: always "kumo" here')
+    kind = serializers.SerializerMethodField(help_text="the family's kind: the domain")
+    params = serializers.SerializerMethodField(help_text="the family's parameters")
     truths = serializers.SerializerMethodField()
     actions = serializers.SerializerMethodField()
 
     class Meta:
         model = Instance
-        fields = ["id", "domain", "n_truths", "n_actions", "seed", "truths", "actions"]
+        fields = [
+            "id",
+            "family",
+            "kind",
+            "params",
+            "domain",
+            "n_truths",
+            "n_actions",
+            "seed",
+            "truths",
+            "actions",
+        ]
+
+    def get_family(self, obj: Instance) -> str:
+        return "kumo"
+
+    def get_kind(self, obj: Instance) -> str:
+        return obj.domain.name
+
+    def get_params(self, obj: Instance) -> dict[str, int]:
+        return {"truths": obj.n_truths, "actions": obj.n_actions}
 
     # Display order, never the stored order: the generator's order must not hint at anything.
     def get_truths(self, obj: Instance) -> list[str]:

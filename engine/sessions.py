@@ -16,11 +16,14 @@ The browser (websocket consumer), the HTTP API, the benchmark runner and tests a
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -313,6 +316,12 @@ def notify(session_id: int, state: Callable[[], dict] | None = None) -> None:
     Best effort: the move is committed by now and is the truth; if the channel layer
     (Redis) is unreachable, the mover still gets its answer and a watching page catches
     up when its socket reconnects (it is sent the state on connect).
+
+    Inside the ASGI server (a view run from the event loop's thread pool) the message is
+    handed to the event loop and not waited for: the mover's response does not wait for
+    the loop to get round to Redis, which under load was most of a move's time. States
+    carry their step count, so a page drops one that arrives after a newer one.
+    Elsewhere (commands, Celery, tests without a loop) it is sent before returning.
     """
     layer = get_channel_layer()
     if layer is None:
@@ -321,9 +330,30 @@ def notify(session_id: int, state: Callable[[], dict] | None = None) -> None:
     try:
         if state is not None:
             event["state"] = state()
-        async_to_sync(layer.group_send)(group_name(session_id), event)
+        loop = _server_loop()
+        if loop is None:
+            async_to_sync(layer.group_send)(group_name(session_id), event)
+        else:
+            sent = asyncio.run_coroutine_threadsafe(
+                layer.group_send(group_name(session_id), event), loop
+            )
+            sent.add_done_callback(functools.partial(_log_unsent, session_id))
     except Exception:
         logger.warning("live update of session %s not sent", session_id, exc_info=True)
+
+
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """The running event loop of the ASGI server this thread serves, if it serves one
+    (asgiref records it for the threads its ``sync_to_async`` runs code in)."""
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if loop is None or getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
+        return None
+    return loop if loop.is_running() and not loop.is_closed() else None
+
+
+def _log_unsent(session_id: int, sent) -> None:
+    if not sent.cancelled() and sent.exception() is not None:
+        logger.warning("live update of session %s not sent", session_id, exc_info=sent.exception())
 
 
 def answer_is_secret(session: PlaySession) -> bool:

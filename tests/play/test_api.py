@@ -47,7 +47,18 @@ def test_instances_are_listed_without_observations_or_answers(token_client):
     assert response.status_code == 200
     rows = response.json()["results"]
     assert len(rows) == 3
-    assert set(rows[0]) == {"id", "domain", "n_truths", "n_actions", "seed", "truths", "actions"}
+    assert set(rows[0]) == {
+        "id", "family", "kind", "params", "domain", "n_truths", "n_actions", "seed", "truths",
+        "actions",
+    }  # fmt: skip
+    assert (rows[0]["family"], rows[0]["kind"]) == ("kumo", "orchard")
+    assert rows[0]["params"] == {"truths": 5, "actions": 4}
+    assert len(client.get("/api/v1/instances/", {"family": "kumo"}).json()["results"]) == 3
+    elsewhere = client.get("/api/v1/instances/", {"family": "puzzles"})
+    assert elsewhere.status_code == 400
+    assert "/api/v1/family-tasks/?family=puzzles" in elsewhere.json()["error"]
+    unknown = client.get("/api/v1/instances/", {"family": "chess"})
+    assert unknown.status_code == 400 and "no task family 'chess'" in unknown.json()["error"]
     assert client.get("/api/v1/instances/", {"truths": 12}).json()["results"] == []
     bad = client.get("/api/v1/instances/", {"truths": "many"})
     assert bad.status_code == 400 and "truths" in bad.json()["fields"]
