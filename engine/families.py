@@ -30,6 +30,10 @@ class AttemptNotFound(AttemptError):
     pass
 
 
+class AttemptTimeUp(AttemptError):
+    """The attempt's time limit passed: it has ended, unsolved."""
+
+
 class AttemptFinished(AttemptError):
     pass
 
@@ -111,10 +115,15 @@ def answer_text(family_name: str, answer: object) -> str:
     return answer
 
 
-def answer_attempt(attempt_id: int, player: User, answer: object) -> FamilyAttempt:
+def answer_attempt(
+    attempt_id: int, player: User, answer: object, client: object = None
+) -> FamilyAttempt:
     """Score the player's one answer and end the attempt (under a row lock, so two tabs
     or a repeated request count it once). ``answer`` is text, or for families that take
-    structured answers (the constraint puzzles) a JSON list or object."""
+    structured answers (the constraint puzzles) a JSON list or object; ``client`` is what
+    the page reported about writing it (``engine.sessions.clean_client_signals``). Past
+    the attempt's deadline (a study task's time limit) the attempt ends unsolved and
+    ``AttemptTimeUp`` is raised."""
     if not isinstance(answer, (str, list, dict)):
         raise AttemptError("write an answer first")
     if isinstance(answer, str):
@@ -130,20 +139,68 @@ def answer_attempt(attempt_id: int, player: User, answer: object) -> FamilyAttem
             raise AttemptNotFound("no such attempt")
         if attempt.finished:
             raise AttemptFinished("this task has ended; its result is shown")
-        task = attempt.task
-        stored = answer_text(task.family, answer)  # structured: allowed for this family?
-        score = get_family(task.family).score(task.to_core(), answer)
         now = timezone.now()
-        attempt.answer = stored
-        attempt.correct = score.correct
-        attempt.value = score.value
-        attempt.details = dict(score.details)
-        attempt.finished_at = now
-        attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
-        attempt.save(
-            update_fields=["answer", "correct", "value", "details", "finished_at", "elapsed_ms"]
-        )
+        if attempt.deadline_at is not None and now > attempt.deadline_at:
+            _end_unsolved(attempt)
+            timed_out = True
+        else:
+            timed_out = False
+            _score_answer(attempt, answer, client, now)
+    if timed_out:  # raised after the commit: the ended attempt is kept
+        raise AttemptTimeUp("time is up for this task: it has ended, unsolved")
     return attempt
+
+
+def _score_answer(attempt: FamilyAttempt, answer: object, client: object, now) -> None:
+    from engine.sessions import clean_client_signals
+
+    task = attempt.task
+    stored = answer_text(task.family, answer)  # structured: allowed for this family?
+    score = get_family(task.family).score(task.to_core(), answer)
+    attempt.answer = stored
+    attempt.correct = score.correct
+    attempt.value = score.value
+    attempt.details = dict(score.details)
+    attempt.finished_at = now
+    attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
+    attempt.client = clean_client_signals(client) or {}
+    attempt.save(
+        update_fields=[
+            "answer", "correct", "value", "details", "finished_at", "elapsed_ms", "client"
+        ]
+    )  # fmt: skip
+
+
+def _end_unsolved(attempt: FamilyAttempt) -> None:
+    """End an attempt whose time ran out: no answer, not correct, at its deadline."""
+    attempt.answer = ""
+    attempt.correct = False
+    attempt.value = 0.0
+    attempt.details = {"error": "time ran out before an answer"}
+    attempt.finished_at = attempt.deadline_at
+    attempt.elapsed_ms = int((attempt.deadline_at - attempt.started_at).total_seconds() * 1000)
+    attempt.save(
+        update_fields=["answer", "correct", "value", "details", "finished_at", "elapsed_ms"]
+    )
+
+
+def expire_overdue_attempts(player: User) -> int:
+    """End the player's unfinished attempts whose deadline has passed; how many ended."""
+    overdue = FamilyAttempt.objects.filter(
+        player=player, model_name="", finished_at__isnull=True, deadline_at__lt=timezone.now()
+    ).values_list("pk", flat=True)
+    ended = 0
+    for pk in overdue:
+        with transaction.atomic():
+            attempt = (
+                FamilyAttempt.objects.select_for_update(of=("self",))
+                .filter(pk=pk, finished_at__isnull=True)
+                .first()
+            )
+            if attempt is not None:
+                _end_unsolved(attempt)
+                ended += 1
+    return ended
 
 
 def attempt_state(attempt: FamilyAttempt) -> dict:

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from engine import families
@@ -53,18 +54,61 @@ def play(request):
 
 @login_required
 def attempt(request, attempt_id: int):
-    _not_a_participant(request.user)
     current = get_object_or_404(
         FamilyAttempt.objects.select_related("task"), pk=attempt_id, player=request.user
     )
+    participant = getattr(request.user, "participant", None)
+    if participant is not None:
+        _study_task_only(participant, current)
     if request.method == "POST":
         try:
             answer = form_answer(current.task, request.POST)
-            families.answer_attempt(current.pk, request.user, answer)
+            families.answer_attempt(
+                current.pk, request.user, answer, client=_client_report(request.POST)
+            )
         except families.AttemptError as error:
             messages.error(request, str(error))
         return redirect("family-attempt", attempt_id=current.pk)
-    return render(request, "engine/family_attempt.html", {"state": families.attempt_state(current)})
+    if current.deadline_at is not None and not current.finished and (
+        timezone.now() > current.deadline_at
+    ):
+        families.expire_overdue_attempts(request.user)  # time is up: it ends, unsolved
+        current.refresh_from_db()
+    state = families.attempt_state(current)
+    if current.deadline_at is not None and not current.finished:
+        state["seconds_left"] = max(
+            0, round((current.deadline_at - timezone.now()).total_seconds())
+        )
+    return render(
+        request,
+        "engine/family_attempt.html",
+        {"state": state, "study": participant is not None},
+    )
+
+
+def _study_task_only(participant, current: FamilyAttempt) -> None:
+    """A participant sees a family task only as a task of their own set, once they have
+    reached the tasks (the rest of the site's play is not theirs)."""
+    from humanstudy.actions import in_task_set
+    from humanstudy.models import Participant
+
+    stages = (Participant.Stage.TASKS, Participant.Stage.QUESTIONNAIRE, Participant.Stage.COMPLETE)
+    if participant.stage not in stages or not in_task_set(participant, current.task_id):
+        raise PermissionDenied("study participants play their own task set only")
+
+
+def _client_report(post) -> dict | None:
+    """The page's counts about writing the answer (play_signals.js), if it sent them."""
+    import json
+
+    raw = post.get("client", "")
+    if not raw or len(raw) > 2000:
+        return None
+    try:
+        report = json.loads(raw)
+    except ValueError:
+        return None
+    return report if isinstance(report, dict) else None
 
 
 def form_answer(task: FamilyTask, post) -> object:

@@ -491,6 +491,11 @@ class FamilyAttempt(models.Model):
     value = models.FloatField(null=True)
     details = models.JSONField(default=dict, blank=True)
     elapsed_ms = models.PositiveIntegerField(null=True)
+    # A study task's time limit (humanstudy.path.open_task); past it the attempt ends unsolved.
+    deadline_at = models.DateTimeField(null=True, blank=True)
+    # What the page reported about the answer's writing (pastes, time away…), as a play
+    # step's ``client`` (engine.sessions.clean_client_signals).
+    client = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-started_at"]

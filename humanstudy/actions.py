@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import secrets
 import string
+from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -14,8 +15,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from engine import sessions
-from engine.models import Domain, Instance, PlaySession
+from engine import families, sessions
+from engine.models import Domain, FamilyAttempt, FamilyTask, Instance, PlaySession
 from humanstudy.models import Participant, StudySettings, TaskSet, TaskSetItem
 from humanstudy.scoring import QualityThresholds, StudyMove, StudyTask, pay, quality_problems
 from leaderboard.access import playable_instances
@@ -31,14 +32,38 @@ def study_domains(config: StudySettings) -> list[str]:
     return list(config.domains) if config.domains else list(STUDY_DOMAINS)
 
 
-def build_task_sets(count: int, *, seed: int | None = None) -> list[TaskSet]:
-    """Create ``count`` complete task sets: per study domain one Easy and one Hard task.
+def parse_family_spec(spec: str) -> tuple[str, str, str]:
+    """ "FAMILY/KIND/LEVEL" (e.g. "puzzles/sudoku/easy"), checked against the families."""
+    from engine.core.families.base import FamilyError, get_family
+
+    parts = spec.split("/")
+    if len(parts) != 3 or not all(parts):
+        raise StudyError(f"{spec!r}: write a family task as FAMILY/KIND/LEVEL")
+    family, kind, level = parts
+    try:
+        spec_kind = get_family(family).kind(kind)
+    except FamilyError as error:
+        raise StudyError(str(error)) from None
+    if level not in spec_kind.levels:
+        raise StudyError(
+            f"kind {kind} has no level {level!r}; use one of {', '.join(spec_kind.levels)}"
+        )
+    return family, kind, level
+
+
+def build_task_sets(
+    count: int, *, seed: int | None = None, family_tasks: list[str] = ()
+) -> list[TaskSet]:
+    """Create ``count`` complete task sets: per study domain one Easy and one Hard task,
+    and one task of each ``family_tasks`` entry ("FAMILY/KIND/LEVEL", e.g.
+    "puzzles/sudoku/easy"), freshly generated for the set, in a shuffled order.
 
     Instances are drawn at random, preferring instances no existing set uses yet, so sets
     overlap as little as the stored instances allow.
     """
     if count < 1:
         raise StudyError("count must be at least 1")
+    specs = [parse_family_spec(spec) for spec in family_tasks]
     config = StudySettings.current()
     rng = random.Random(seed) if seed is not None else random.SystemRandom()
     settings = (
@@ -84,13 +109,33 @@ def build_task_sets(count: int, *, seed: int | None = None) -> list[TaskSet]:
                 pick = rng.choice(fresh or pools[key])
                 used.add(pick)
                 chosen.append(pick)
-            rng.shuffle(chosen)
+            items = [{"instance_id": pk} for pk in chosen]
+            for family, kind, level in specs:
+                task = _fresh_family_task(family, kind, level, rng)
+                items.append({"family_task_id": task.pk})
+            rng.shuffle(items)
             TaskSetItem.objects.bulk_create(
-                TaskSetItem(task_set=task_set, instance_id=pk, position=position)
-                for position, pk in enumerate(chosen, start=1)
+                TaskSetItem(task_set=task_set, position=position, **item)
+                for position, item in enumerate(items, start=1)
             )
             created.append(task_set)
     return created
+
+
+def _fresh_family_task(family: str, kind: str, level: str, rng):
+    """A stored task no set uses yet (generated with a seed from ``rng``)."""
+    from engine.families import do_generate_family_tasks
+
+    used = set(
+        TaskSetItem.objects.exclude(family_task=None).values_list("family_task_id", flat=True)
+    )
+    for _ in range(20):
+        report = do_generate_family_tasks(
+            family, kind, count=1, seed=rng.randrange(2**40), level=level
+        )
+        if report.tasks[0].pk not in used:
+            return report.tasks[0]
+    raise StudyError(f"could not draw a fresh {family}/{kind}/{level} task")
 
 
 def _new_credentials(existing: set[str]) -> tuple[str, str]:
@@ -130,19 +175,49 @@ def create_participants(count: int) -> list[tuple[Participant, str]]:
 
 @dataclass(frozen=True)
 class TaskRow:
+    """One task of a participant's set with its play: a KUMO game (``session``) or an
+    attempt at another family's task (``attempt``)."""
+
     position: int
-    instance: Instance
+    instance: Instance | None
     session: PlaySession | None
+    family_task: FamilyTask | None = None
+    attempt: FamilyAttempt | None = None
+
+    @property
+    def title(self) -> str:
+        if self.family_task is not None:
+            return self.family_task.kind.replace("_", " ")
+        return self.instance.domain.name
 
     @property
     def difficulty(self) -> str:
+        if self.family_task is not None:
+            return self.family_task.level or "custom"
         return f"{self.instance.n_truths} truths / {self.instance.n_actions} actions"
 
     @property
+    def played(self):
+        return self.attempt if self.family_task is not None else self.session
+
+    @property
+    def finished(self) -> bool:
+        return self.played is not None and self.played.finished_at is not None
+
+    @property
+    def correct(self) -> bool:
+        return self.finished and bool(self.played.correct)
+
+    @property
+    def actions(self) -> int:
+        """Actions taken (a family task has none: it is answered once)."""
+        return self.session.actions_taken if self.finished and self.session is not None else 0
+
+    @property
     def status(self) -> str:
-        if self.session is None:
+        if self.played is None:
             return "not started"
-        return "done" if self.session.finished else "in progress"
+        return "done" if self.finished else "in progress"
 
 
 @dataclass(frozen=True)
@@ -163,28 +238,54 @@ def progress(participant: Participant) -> Progress:
     """Tasks done and pay so far (unfinished tasks count as not solved, with no actions).
     Tasks whose time limit has passed are ended first (unsolved)."""
     sessions.expire_overdue(participant.user)
+    families.expire_overdue_attempts(participant.user)
     items = (
-        list(participant.task_set.items.select_related("instance__domain").order_by("position"))
+        list(
+            participant.task_set.items.select_related("instance__domain", "family_task").order_by(
+                "position"
+            )
+        )
         if participant.task_set
         else []
     )
     by_instance = {
         s.instance_id: s
         for s in PlaySession.objects.filter(
-            player=participant.user, instance_id__in=[i.instance_id for i in items]
+            player=participant.user, instance_id__in=[i.instance_id for i in items if i.instance_id]
         )
     }
-    return progress_from(items, by_instance, StudySettings.current())
+    by_task = {
+        a.task_id: a
+        for a in FamilyAttempt.objects.filter(
+            player=participant.user,
+            model_name="",
+            task_id__in=[i.family_task_id for i in items if i.family_task_id],
+        )
+    }
+    return progress_from(items, by_instance, StudySettings.current(), by_task)
 
 
 def progress_from(
-    items: list[TaskSetItem], sessions_by_instance: dict[int, PlaySession], config: StudySettings
+    items: list[TaskSetItem],
+    sessions_by_instance: dict[int, PlaySession],
+    config: StudySettings,
+    attempts_by_task: dict[int, FamilyAttempt] | None = None,
 ) -> Progress:
     """``progress`` from preloaded rows (lets list pages load everything in a few queries)."""
-    rows = [TaskRow(i.position, i.instance, sessions_by_instance.get(i.instance_id)) for i in items]
-    finished = [row.session for row in rows if row.session and row.session.finished]
-    successes = sum(1 for s in finished if s.correct)
-    actions = sum(s.actions_taken for s in finished)
+    attempts_by_task = attempts_by_task or {}
+    rows = [
+        TaskRow(
+            i.position,
+            i.instance,
+            sessions_by_instance.get(i.instance_id) if i.instance_id else None,
+            i.family_task,
+            attempts_by_task.get(i.family_task_id) if i.family_task_id else None,
+        )
+        for i in items
+    ]
+    finished = [row for row in rows if row.finished]
+    successes = sum(1 for row in finished if row.correct)
+    actions = sum(row.actions for row in finished)
     total = len(rows) or 1
     return Progress(
         tasks=rows,
@@ -202,28 +303,55 @@ def progress_from(
     )
 
 
-def open_task(participant: Participant, position: int) -> PlaySession:
-    """The participant's session for one task of their set (created on first open)."""
+def open_task(participant: Participant, position: int) -> PlaySession | FamilyAttempt:
+    """The participant's play of one task of their set (created on first open): a
+    session for a KUMO game, an attempt for another family's task."""
     if participant.task_set is None:
         raise StudyError("you have no task set yet; please contact the study team")
-    item = participant.task_set.items.filter(position=position).select_related("instance").first()
+    item = (
+        participant.task_set.items.filter(position=position)
+        .select_related("instance", "family_task")
+        .first()
+    )
     if item is None:
         raise StudyError(f"there is no task {position} in your set")
+    if item.family_task_id:
+        attempt, _ = families.start_attempt(participant.user, item.family_task)
+        return attempt
     session, _ = sessions.start_session(participant.user, item.instance)
     return session
 
 
+def participants_attempts() -> dict[int, dict[int, FamilyAttempt]]:
+    """Every participant's attempts at family tasks: {user id: {task id: attempt}}."""
+    found: dict[int, dict[int, FamilyAttempt]] = defaultdict(dict)
+    for attempt in FamilyAttempt.objects.filter(player__participant__isnull=False, model_name=""):
+        found[attempt.player_id][attempt.task_id] = attempt
+    return found
+
+
+def in_task_set(participant: Participant, task_id: int) -> bool:
+    """Whether the family task is one of the participant's set."""
+    return (
+        participant.task_set_id is not None
+        and TaskSetItem.objects.filter(
+            task_set_id=participant.task_set_id, family_task_id=task_id
+        ).exists()
+    )
+
+
 def study_tasks(participant: Participant) -> list[StudyTask]:
-    """The participant's finished tasks with their moves, for the quality filter."""
-    items = participant.task_set.items.select_related("instance") if participant.task_set else []
-    ids = [item.instance_id for item in items]
+    """The participant's finished tasks with their moves, for the quality filter. A family
+    task is one move (its answer), with its chance of being right at random."""
+    items = list(participant.task_set.items.all()) if participant.task_set else []
+    ids = [item.instance_id for item in items if item.instance_id]
     finished = (
         PlaySession.objects.filter(player=participant.user, instance_id__in=ids)
         .exclude(finished_at=None)
         .select_related("instance")
         .prefetch_related("steps")
     )
-    return [
+    tasks = [
         StudyTask(
             n_truths=session.instance.n_truths,
             correct=bool(session.correct),
@@ -235,6 +363,29 @@ def study_tasks(participant: Participant) -> list[StudyTask]:
         )
         for session in finished
     ]
+    attempts = (
+        FamilyAttempt.objects.filter(
+            player=participant.user,
+            model_name="",
+            task_id__in=[item.family_task_id for item in items if item.family_task_id],
+        )
+        .exclude(finished_at=None)
+        .select_related("task")
+    )
+    for attempt in attempts:
+        tasks.append(
+            StudyTask(
+                n_truths=0,
+                correct=bool(attempt.correct),
+                actions_taken=0,
+                moves=[StudyMove("answer", attempt.elapsed_ms or 0, attempt.client or {})],
+                interactive=False,
+                random_chance=0.5
+                if attempt.task.public.get("answer_format") == "true or false"
+                else 0.0,
+            )
+        )
+    return tasks
 
 
 def evaluate_participant(participant: Participant) -> Participant:
@@ -266,7 +417,11 @@ def evaluate_participant(participant: Participant) -> Participant:
         last = PlaySession.objects.filter(player=participant.user).aggregate(
             last=Max("finished_at")
         )["last"]
-        participant.completed_at = last or timezone.now()
+        last_answer = FamilyAttempt.objects.filter(
+            player=participant.user, model_name=""
+        ).aggregate(last=Max("finished_at"))["last"]
+        ends = [moment for moment in (last, last_answer) if moment is not None]
+        participant.completed_at = max(ends) if ends else timezone.now()
         fields.append("completed_at")
     deselected = participant.flagged and participant.selected_for_analysis
     if deselected:

@@ -160,6 +160,11 @@ class Bot:
         import websockets
 
         match = re.fullmatch(r"/play/(\d+)/", page.url.path)
+        if re.fullmatch(r"/families/attempts/\d+/", page.url.path):
+            raise BotError(
+                "this task set holds a task of another family; the bots rehearse sets of "
+                "KUMO games only (build a rehearsal set without --family-task)"
+            )
         if not match:
             raise BotError(f"expected the play page, got {page.url.path}")
         parts = urlsplit(self.base_url)

@@ -161,8 +161,16 @@ class TaskSet(models.Model):
 
 
 class TaskSetItem(models.Model):
+    """One task of a set: a KUMO instance (played as a game) or a stored task of another
+    family (simple reasoning, constraint puzzles…, answered once)."""
+
     task_set = models.ForeignKey(TaskSet, on_delete=models.CASCADE, related_name="items")
-    instance = models.ForeignKey(Instance, on_delete=models.PROTECT, related_name="+")
+    instance = models.ForeignKey(
+        Instance, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    family_task = models.ForeignKey(
+        "engine.FamilyTask", on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
     position = models.PositiveSmallIntegerField()
 
     class Meta:
@@ -170,9 +178,21 @@ class TaskSetItem(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["task_set", "position"], name="unique_set_position"),
             models.UniqueConstraint(fields=["task_set", "instance"], name="unique_set_instance"),
+            models.UniqueConstraint(
+                fields=["task_set", "family_task"], name="unique_set_family_task"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(instance__isnull=False, family_task__isnull=True)
+                    | models.Q(instance__isnull=True, family_task__isnull=False)
+                ),
+                name="item_is_one_task",
+            ),
         ]
 
     def __str__(self) -> str:
+        if self.family_task_id:
+            return f"{self.task_set} #{self.position}: family task {self.family_task_id}"
         return f"{self.task_set} #{self.position}: instance {self.instance_id}"
 
 

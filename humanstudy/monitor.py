@@ -31,8 +31,9 @@ def snapshot(now=None) -> dict:
         Participant.objects.select_related("user", "task_set").order_by("user__username")
     )
     items_by_set: dict[int, list[TaskSetItem]] = defaultdict(list)
-    for item in TaskSetItem.objects.select_related("instance").order_by("position"):
+    for item in TaskSetItem.objects.select_related("instance", "family_task").order_by("position"):
         items_by_set[item.task_set_id].append(item)
+    attempts = actions.participants_attempts()
     sessions: dict[int, dict[int, PlaySession]] = defaultdict(dict)
     last_move: dict[int, object] = {}
     for session in PlaySession.objects.filter(player__participant__isnull=False).annotate(
@@ -48,13 +49,16 @@ def snapshot(now=None) -> dict:
     for participant in participants:
         items = items_by_set.get(participant.task_set_id, [])
         mine = sessions[participant.user_id]
-        state = actions.progress_from(items, mine, config)
+        answering = attempts[participant.user_id]
+        for attempt in answering.values():
+            for moment in (attempt.finished_at, attempt.started_at):
+                if moment and (
+                    participant.user_id not in last_move or moment > last_move[participant.user_id]
+                ):
+                    last_move[participant.user_id] = moment
+        state = actions.progress_from(items, mine, config, answering)
         current = next(
-            (
-                item.position
-                for item in items
-                if item.instance_id in mine and not mine[item.instance_id].finished
-            ),
+            (row.position for row in state.tasks if row.played is not None and not row.finished),
             None,
         )
         moments = [

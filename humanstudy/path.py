@@ -17,7 +17,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from engine import sessions
-from engine.models import Instance, PlaySession
+from engine.models import FamilyAttempt, Instance, PlaySession
 from humanstudy import actions
 from humanstudy.actions import StudyError, study_domains
 from humanstudy.models import Participant, StudySettings, TaskSet, TaskSetItem
@@ -205,7 +205,8 @@ def practice_instance(config: StudySettings | None = None) -> Instance | None:
     if config.practice_instance_id:
         return config.practice_instance
     names = study_domains(config)
-    in_sets = TaskSetItem.objects.values("instance_id")
+    # (NOT IN over a NULL excludes everything: items of other families have no instance.)
+    in_sets = TaskSetItem.objects.exclude(instance=None).values("instance_id")
     return (
         playable_instances()
         .filter(
@@ -253,19 +254,19 @@ def finish_practice(participant: Participant) -> Participant:
 # -- the task set, the questionnaire, completion -----------------------------------------------
 
 
-def open_task(participant: Participant, position: int) -> PlaySession:
+def open_task(participant: Participant, position: int) -> PlaySession | FamilyAttempt:
     """A task of the set, with the study's time limit from when it is first opened."""
     if participant.stage not in (Stage.TASKS, Stage.QUESTIONNAIRE, Stage.COMPLETE):
         raise StudyError("please go through the steps before the tasks first")
-    session = actions.open_task(participant, position)
+    played = actions.open_task(participant, position)
     limit = StudySettings.current().task_time_limit_seconds
-    if limit and session.deadline_at is None and not session.finished:
-        deadline = session.started_at + timedelta(seconds=limit)
-        PlaySession.objects.filter(pk=session.pk, deadline_at__isnull=True).update(
+    if limit and played.deadline_at is None and played.finished_at is None:
+        deadline = played.started_at + timedelta(seconds=limit)
+        type(played).objects.filter(pk=played.pk, deadline_at__isnull=True).update(
             deadline_at=deadline
         )
-        session.deadline_at = deadline
-    return session
+        played.deadline_at = deadline
+    return played
 
 
 def tasks_done(participant: Participant) -> Participant:

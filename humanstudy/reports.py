@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal
 
-from engine.models import PlaySession, PlayStep
+from engine.models import FamilyAttempt, PlaySession, PlayStep
 from engine.sessions import CLIENT_SIGNALS
 from humanstudy import actions
 from humanstudy.models import Participant, StudySettings, TaskSetItem
@@ -38,6 +38,12 @@ STEP_COLUMNS = [
     "session_correct",
     "flagged",
     "selected_for_analysis",
+    # A task of another family is one row, its answer: "family" names it (KUMO's rows say
+    # "kumo"), "domain" holds its kind and level, "score" the family's score (for the
+    # constraint puzzles, subtask accuracy) and "details" the score's figures.
+    "family",
+    "score",
+    "details",
 ]
 
 PARTICIPANT_COLUMNS = [
@@ -78,16 +84,20 @@ def _participants():
 def participant_rows() -> list[dict]:
     participants = list(_participants())
     items_by_set: dict[int, list[TaskSetItem]] = defaultdict(list)
-    for item in TaskSetItem.objects.select_related("instance").order_by("position"):
+    for item in TaskSetItem.objects.select_related("instance", "family_task").order_by("position"):
         items_by_set[item.task_set_id].append(item)
     sessions: dict[int, dict[int, PlaySession]] = defaultdict(dict)
     for session in PlaySession.objects.filter(player__participant__isnull=False):
         sessions[session.player_id][session.instance_id] = session
+    attempts = actions.participants_attempts()
     config = StudySettings.current()
     rows = []
     for participant in participants:
         state = actions.progress_from(
-            items_by_set.get(participant.task_set_id, []), sessions[participant.user_id], config
+            items_by_set.get(participant.task_set_id, []),
+            sessions[participant.user_id],
+            config,
+            attempts[participant.user_id],
         )
         rows.append(
             {
@@ -180,4 +190,56 @@ def step_rows() -> Iterator[dict]:
             "session_correct": session.correct,
             "flagged": participant.flagged,
             "selected_for_analysis": participant.selected_for_analysis,
+            "family": "kumo",
+            "score": "",
+            "details": "",
+        }
+    yield from _attempt_rows()
+
+
+def _attempt_rows() -> Iterator[dict]:
+    """One row per answered (or timed-out) family task of a participant's set."""
+    positions = {
+        (item.task_set_id, item.family_task_id): item.position
+        for item in TaskSetItem.objects.exclude(family_task=None)
+    }
+    attempts = (
+        FamilyAttempt.objects.filter(player__participant__isnull=False, model_name="")
+        .exclude(finished_at=None)
+        .select_related("task", "player__participant__task_set")
+        .order_by("player__username", "id")
+    )
+    for attempt in attempts.iterator(chunk_size=2000):
+        participant = attempt.player.participant
+        position = positions.get((participant.task_set_id, attempt.task_id))
+        if position is None:
+            continue
+        client = attempt.client or {}
+        task = attempt.task
+        yield {
+            "participant": attempt.player.username,
+            "task_set": participant.task_set.name,
+            "position": position,
+            "domain": f"{task.kind}/{task.level or task.params_key}",
+            "n_truths": "",
+            "n_actions": "",
+            "seed": task.seed,
+            "session": f"attempt-{attempt.pk}",
+            "step": 0,
+            "kind": "answer",
+            "accepted": bool(attempt.answer),
+            "sent": attempt.answer,
+            "name": "",
+            "observation": "",
+            "error": (attempt.details or {}).get("error", ""),
+            "created_at": attempt.finished_at.isoformat(),
+            "elapsed_ms": attempt.elapsed_ms,
+            **{f"client_{name}": client.get(name, "") for name in CLIENT_SIGNALS},
+            "session_deadline": _time(attempt.deadline_at),
+            "session_correct": attempt.correct,
+            "flagged": participant.flagged,
+            "selected_for_analysis": participant.selected_for_analysis,
+            "family": task.family,
+            "score": attempt.value,
+            "details": json.dumps(attempt.details or {}, ensure_ascii=False),
         }

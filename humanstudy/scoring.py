@@ -45,6 +45,16 @@ class StudyTask:
     correct: bool
     actions_taken: int
     moves: list[StudyMove]
+    # A task of another family (answered once, no actions): its chance of being right by
+    # a random answer (0.5 for true/false, 0 for a number or a grid), and no "blind"
+    # answers, since it has no actions to take first.
+    interactive: bool = True
+    random_chance: float | None = None
+
+    @property
+    def chance(self) -> float:
+        """The probability that a random answer is right (KUMO: 1 / its truths)."""
+        return self.random_chance if self.random_chance is not None else 1 / self.n_truths
 
 
 @dataclass(frozen=True)
@@ -61,13 +71,13 @@ class QualityThresholds:
 def chance_p_value(tasks: list[StudyTask]) -> float:
     """P(at least this many successes) when every task is answered at random without any
     action: the exact one-sided test against chance, with each task's own chance
-    (1 / its truths), i.e. a Poisson-binomial tail. 1.0 with no tasks."""
+    (``StudyTask.chance``), i.e. a Poisson-binomial tail. 1.0 with no tasks."""
     if not tasks:
         return 1.0
     # dist[k] = probability of exactly k successes among the tasks so far.
     dist = [1.0]
     for task in tasks:
-        p = 1 / task.n_truths
+        p = task.chance
         dist = [
             (dist[k] if k < len(dist) else 0.0) * (1 - p) + (dist[k - 1] * p if k else 0.0)
             for k in range(len(dist) + 1)
@@ -78,7 +88,7 @@ def chance_p_value(tasks: list[StudyTask]) -> float:
 
 def chance_rate(tasks: list[StudyTask]) -> float:
     """Expected success rate of naming a truth at random without any action."""
-    return sum(1 / task.n_truths for task in tasks) / len(tasks) if tasks else 0.0
+    return sum(task.chance for task in tasks) / len(tasks) if tasks else 0.0
 
 
 def quality_problems(
@@ -98,7 +108,7 @@ def quality_problems(
                 f"median time per move {median:.1f} s is below "
                 f"{limits.min_median_seconds_per_move:.1f} s"
             )
-    blind = sum(1 for task in tasks if task.actions_taken == 0)
+    blind = sum(1 for task in tasks if task.interactive and task.actions_taken == 0)
     if limits.max_blind_answers > 0 and blind > limits.max_blind_answers:
         reasons.append(
             f"{blind} of {len(tasks)} tasks answered before any action "

@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from benchmark.spreadsheet import safe_row
+from engine.models import FamilyAttempt
 from humanstudy import actions, path, reports
 from humanstudy import monitor as live
 from humanstudy.actions import StudyError
@@ -198,11 +199,13 @@ def tasks(request):
 @require_POST
 def open_task(request, position: int):
     try:
-        session = path.open_task(_participant(request), position)
+        played = path.open_task(_participant(request), position)
     except actions.StudyError as error:
         messages.error(request, str(error))
         return redirect("humanstudy:progress")
-    return redirect("play", session_id=session.pk)
+    if isinstance(played, FamilyAttempt):
+        return redirect("family-attempt", attempt_id=played.pk)
+    return redirect("play", session_id=played.pk)
 
 
 @login_required

@@ -94,9 +94,17 @@ class FamilyRow:
     subtasks: SubtaskFigures | None = field(default=None)
 
 
+def _counted():
+    """Finished attempts the board counts: every model's, and every person's except
+    those of study participants the quality filter flagged (careless or assisted play)."""
+    return FamilyAttempt.objects.filter(finished_at__isnull=False).exclude(
+        model_name="", player__participant__flagged=True
+    )
+
+
 def family_rows() -> list[FamilyRow]:
     grouped = (
-        FamilyAttempt.objects.filter(finished_at__isnull=False)
+        _counted()
         .values("task__family", "task__kind", "task__level", "model_name")
         .annotate(
             n=Count("id"),
@@ -146,9 +154,11 @@ def _subtask_figures() -> dict[tuple, SubtaskFigures]:
     from each finished attempt's stored figures (one query). An attempt with no figures (a
     parse error: nothing read) counts as nothing completed and nothing right."""
     shares: dict[tuple, list[tuple[float, float, int, int]]] = defaultdict(list)
-    attempts = FamilyAttempt.objects.filter(
-        finished_at__isnull=False, task__family__in=SUBTASK_FAMILIES
-    ).values_list("task__family", "task__kind", "task__level", "model_name", "details")
+    attempts = (
+        _counted()
+        .filter(task__family__in=SUBTASK_FAMILIES)
+        .values_list("task__family", "task__kind", "task__level", "model_name", "details")
+    )
     for family, kind, level, model, details in attempts.iterator():
         details = details or {}
         shares[(family, kind, level, model)].append(
