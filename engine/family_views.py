@@ -69,8 +69,10 @@ def attempt(request, attempt_id: int):
         except families.AttemptError as error:
             messages.error(request, str(error))
         return redirect("family-attempt", attempt_id=current.pk)
-    if current.deadline_at is not None and not current.finished and (
-        timezone.now() > current.deadline_at
+    if (
+        current.deadline_at is not None
+        and not current.finished
+        and (timezone.now() > current.deadline_at)
     ):
         families.expire_overdue_attempts(request.user)  # time is up: it ends, unsolved
         current.refresh_from_db()
