@@ -88,6 +88,40 @@ def attempt(request, attempt_id: int):
     )
 
 
+def _letter(post, r: int, c: int) -> str:
+    value = post.get(f"letter-{r}-{c}", "").strip().upper()[:1]
+    return value if value.isascii() and value.isalpha() else ""
+
+
+def _grid_answer(task: FamilyTask, post) -> object:
+    """A crossword's entries or a drop quote's rows, read from the grid's squares
+    (``letter-R-C``); an entry or row with an empty square is left unanswered."""
+    shape = task.public["shape"]
+    if task.kind == "dropquote":
+        rows = []
+        for r, line in enumerate(shape):
+            letters = [_letter(post, r, c) if cell == "_" else cell for c, cell in enumerate(line)]
+            rows.append("".join(letters) if all(letters) else None)
+        if not any(rows):
+            raise families.AttemptError("fill in at least one whole row first")
+        return rows
+    starts = {n: (r, c) for r, c, n in task.public["numbers"]}
+    entries = {}
+    for key in task.public["clues"]:
+        number, direction = key.split("-")
+        r, c = starts[int(number)]
+        dr, dc = (0, 1) if direction == "Across" else (1, 0)
+        word = []
+        while r < len(shape) and c < len(shape[r]) and shape[r][c] != "#":
+            word.append(_letter(post, r, c))
+            r, c = r + dr, c + dc
+        if all(word):
+            entries[key] = "".join(word)
+    if not entries:
+        raise families.AttemptError("fill in at least one whole entry first")
+    return entries
+
+
 def _study_task_only(participant, current: FamilyAttempt) -> None:
     """A participant sees a family task only as a task of their own set, once they have
     reached the tasks (the rest of the site's play is not theirs)."""
@@ -119,8 +153,16 @@ def form_answer(task: FamilyTask, post) -> object:
     for a logic grid the people's rows (``pick-E-CATEGORY``), for a cryptogram the letter
     mapping (``map-X``). The server scores it; the
     page never knows the solution."""
-    if task.family != "puzzles" or task.kind not in ("sudoku", "logic_grid", "cryptogram"):
+    if task.family != "puzzles" or task.kind not in (
+        "sudoku",
+        "logic_grid",
+        "cryptogram",
+        "crossword",
+        "dropquote",
+    ):
         return post.get("answer", "")
+    if task.kind in ("crossword", "dropquote"):
+        return _grid_answer(task, post)
     if task.kind == "cryptogram":
         mapping = {
             letter: post.get(f"map-{letter}", "").strip()[:5] for letter in task.public["letters"]

@@ -111,3 +111,36 @@ class PuzzlePlayTests(BrowserTestCase):
         expect(page.locator("#family-result-heading")).to_have_text("Correct")
         n = len(task.hidden["solution"])
         expect(page.locator("#family-figures")).to_contain_text(f"{n} of {n} letters")
+
+    def test_a_crossword_typed_into_its_grid(self):
+        page, attempt = self.start("crossword")
+        task = attempt.task
+        numbers = {n: (r, c) for r, c, n in task.public["numbers"]}
+        assert not any(
+            word in page.content() for word in task.hidden["solution"].values() if len(word) > 3
+        )
+        # Across entries typed left to right; down entries after Space turns the direction.
+        for key, word in task.hidden["solution"].items():
+            number, direction = key.split("-")
+            r, c = numbers[int(number)]
+            page.locator("h1").click()  # a click on a focused square would turn direction
+            page.locator(f'input[name="letter-{r}-{c}"]').click()
+            if direction == "Down":
+                page.keyboard.press(" ")
+            page.keyboard.type(word.lower())
+            if direction == "Down":
+                page.keyboard.press(" ")  # back to across for the next entry
+        page.get_by_role("button", name="Answer").click()
+        expect(page.locator("#family-result-heading")).to_have_text("Correct")
+        n = len(task.hidden["solution"])
+        expect(page.locator("#family-figures")).to_contain_text(f"{n} of {n} words")
+
+    def test_a_drop_quote_rebuilt_in_its_grid(self):
+        page, attempt = self.start("dropquote")
+        task = attempt.task
+        for r, row in enumerate(task.hidden["solution"]):
+            for c, ch in enumerate(row):
+                if task.public["shape"][r][c] == "_":
+                    page.fill(f'input[name="letter-{r}-{c}"]', ch.lower())
+        page.get_by_role("button", name="Answer").click()
+        expect(page.locator("#family-result-heading")).to_have_text("Correct")

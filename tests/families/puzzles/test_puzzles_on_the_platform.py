@@ -39,6 +39,30 @@ def test_baselines_play_every_type(kind):
     assert "3 parse error(s)" in blank
 
 
+@pytest.mark.parametrize("kind", sorted(PUZZLES.kinds))
+def test_a_chat_model_behind_the_fake_server_through_every_type(kind):
+    tasks = families.do_generate_family_tasks("puzzles", kind, count=2, level="easy").tasks
+    by_text = {task.public["text"]: task for task in tasks}
+
+    def script(request):
+        prompt = request.messages[-1]["content"]
+        task = next(t for text, t in by_text.items() if text in prompt)
+        reference = PUZZLES.reference_answer(task.to_core())
+        return FakeResponse(content=f"Working it out.\n<Answer>\n{reference}\n</Answer>")
+
+    with FakeChatServer(script) as server:
+        out = run(
+            "--model", "fake-puzzler", "--base-url", server.base_url, "--kind", kind,
+            "--level", "easy", "--count", "2", "--concurrency", "1",
+        )  # fmt: skip
+    assert "2 played, 2 correct, 0 parse error(s)" in out
+    row = next(r for r in family_rows() if r.player == "fake-puzzler" and r.kind == kind)
+    assert (row.subtasks.cr, row.subtasks.s_acc, row.subtasks.em, row.subtasks.pm05) == (
+        1.0, 1.0, 1.0, 1.0,
+    )  # fmt: skip
+    assert all(a.tokens > 0 for a in FamilyAttempt.objects.filter(model_name="fake-puzzler"))
+
+
 def test_a_chat_model_through_sudoku_and_the_four_figures_on_the_board():
     tasks = families.do_generate_family_tasks("puzzles", "sudoku", count=6, level="easy").tasks
     by_text = {task.public["text"]: task for task in tasks}
