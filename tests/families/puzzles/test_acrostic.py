@@ -1,0 +1,66 @@
+"""Acrostics: clue words that use the quotation's letters exactly once each, tied square by
+square; deterministic by seed; read as words or as LR²Bench's numbered squares."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.core.families.base import get_family
+
+FAMILY = get_family("puzzles")
+LEVELS = ["easy", "medium", "hard"]
+seeds = st.integers(min_value=0, max_value=2**40)
+
+
+def _square_letters(task) -> dict[int, str]:
+    letters = [ch for ch in task.hidden["quote"].upper() if ch.isalpha()]
+    return {number: ch for number, ch in enumerate(letters, 1)}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@settings(max_examples=6, deadline=None)
+@given(seed=seeds, data=st.data())
+def test_words_tie_to_every_square_once_and_scores(level, seed, data):
+    task = FAMILY.generate("acrostic", seed, level=level)
+    squares = _square_letters(task)
+    links = task.public["links"]
+    solution = task.hidden["solution"]
+    tied = [n for numbers in links.values() for n in numbers]
+    assert sorted(tied) == sorted(squares)  # every square once
+    for label, numbers in links.items():
+        assert "".join(squares[n] for n in numbers) == solution[label]
+        assert f"({len(solution[label])})" in task.public["clues"][label]
+    public = json.dumps(task.public).upper()
+    assert task.hidden["quote"].upper() not in public
+    clue_text = " ".join(task.public["clues"].values()).upper().split()
+    assert not [w for label, w in solution.items() if label != "quote" and w in clue_text]
+    score = FAMILY.score(task, FAMILY.reference_answer(task))
+    assert score.correct and score.details["cr"] == 1.0
+    n = score.details["subtasks"]
+    assert n == len(links) + len(solution["quote"].split())
+    label = data.draw(st.sampled_from(sorted(links)))
+    wrong = dict(solution)
+    wrong[label] = "Z" * len(solution[label]) if set(solution[label]) != {"Z"} else "Q"
+    assert FAMILY.score(task, wrong).details["s_acc"] == (n - 1) / n
+
+
+def test_deterministic_and_the_square_form():
+    one, two = (FAMILY.generate("acrostic", 12, level="medium") for _ in range(2))
+    assert json.dumps([one.public, one.hidden]) == json.dumps([two.public, two.hidden])
+    squares = {str(n): ch for n, ch in _square_letters(one).items()}
+    assert FAMILY.score(one, squares).correct  # LR²Bench's {"1": "N", …}
+    assert FAMILY.score(one, json.dumps({k: v.lower() for k, v in squares.items()})).correct
+    partial = dict(squares)
+    partial.pop("1")
+    score = FAMILY.score(one, partial)
+    assert not score.correct and 0 < score.details["s_acc"] < 1
+    lines = "\n".join(f"{k}: {v}" for k, v in one.hidden["solution"].items())
+    assert FAMILY.score(one, lines).correct
+    assert FAMILY.score(one, "{}").details["cr"] == 0.0
+    odd = dict(one.hidden["solution"])
+    odd["Z9"] = "WORD"
+    assert any("not a clue" in p for p in FAMILY.score(one, odd).details["unread"])
