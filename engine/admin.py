@@ -23,6 +23,7 @@ from engine.models import (
     PlaySession,
     PlayStep,
     ProposalBrief,
+    WordClue,
 )
 
 
@@ -576,3 +577,13 @@ class PlaySessionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(WordClue)
+class WordClueAdmin(admin.ModelAdmin):
+    """Crossword clues the authoring LLM wrote (write_word_clues); a bad one can be deleted
+    or edited here (an edited clue is used as written)."""
+
+    list_display = ["word", "clue", "model", "created_at"]
+    search_fields = ["word", "clue"]
+    readonly_fields = ["model", "call", "created_at"]

@@ -64,7 +64,7 @@ def do_generate_family_tasks(
         raise FamilyError(f"count must be between 1 and 10000, got {count}")
     source = get_family(family)
     tasks, created = [], 0
-    with transaction.atomic():
+    with transaction.atomic(), _written_clues(family, kind, params):
         for offset in range(count):
             instance = source.generate(kind, seed + offset, params, level=level)
             task, new = FamilyTask.objects.get_or_create(
@@ -82,6 +82,19 @@ def do_generate_family_tasks(
             tasks.append(task)
             created += new
     return GenerationReport(tasks, created)
+
+
+def _written_clues(family: str, kind: str, params: dict | None):
+    """For crosswords asked with ``clues=1``: the clues the authoring LLM wrote (checked
+    and stored, ``engine.word_clues``) replace the definitions of their words."""
+    from contextlib import nullcontext
+
+    if family != "puzzles" or kind != "crossword" or not (params or {}).get("clues"):
+        return nullcontext()
+    from engine.core.families.puzzles.words import written_clues
+    from engine.word_clues import written_clues as stored
+
+    return written_clues(stored())
 
 
 def start_attempt(player: User, task: FamilyTask) -> tuple[FamilyAttempt, bool]:

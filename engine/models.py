@@ -386,6 +386,7 @@ class LLMCall(models.Model):
         CONTINUE = "continue", "continuation of a cut-off reply"
         BOOK = "book", "knowledge book"
         REVIEW = "review", "book review"
+        CLUES = "clues", "crossword clues"
 
     kind = models.CharField(max_length=20, choices=Kind.choices)
     subject = models.CharField(max_length=300, help_text="what the call is about")
@@ -518,3 +519,23 @@ class FamilyAttempt(models.Model):
     @property
     def finished(self) -> bool:
         return self.finished_at is not None
+
+
+class WordClue(models.Model):
+    """A crossword clue written by the authoring LLM for a word of the bundled list,
+    checked (``engine.core.families.puzzles.words.clue_problem``) before it was stored.
+    Crosswords generated with ``clues=1`` use these instead of the definitions."""
+
+    word = models.CharField(max_length=20, unique=True)
+    clue = models.CharField(max_length=200)
+    model = models.CharField(max_length=200, help_text="the LLM that wrote it")
+    call = models.ForeignKey(
+        LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="word_clues"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["word"]
+
+    def __str__(self) -> str:
+        return f"{self.word}: {self.clue}"

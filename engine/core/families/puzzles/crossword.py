@@ -23,7 +23,7 @@ from typing import Any
 
 from engine.core.families.base import Kind, Parameter
 from engine.core.families.puzzles.common import PuzzleKind, Reading, letters_only, maybe_json
-from engine.core.families.puzzles.words import by_length
+from engine.core.families.puzzles.words import by_length, clue_for
 
 BLANK = "#"
 INTRO = (
@@ -76,7 +76,9 @@ def fill(rng, size: int, target: int, draws: int = 40, misses: int = 25):
     """(grid, placements): placements are (word, clue, row, col, across). Each round draws
     ``draws`` words and places the one that crosses the grid most (ties drawn at random);
     it stops at ``target`` entries or after ``misses`` rounds in which no word fitted."""
-    words = [w for length in range(3, size + 1) for w in by_length().get(length, ())]
+    words = [
+        (w, clue_for(w, c)) for length in range(3, size + 1) for w, c in by_length().get(length, ())
+    ]
     grid = [[BLANK] * size for _ in range(size)]
     longest = min(size, 12)
     template = set(_tokens(INTRO)) | {"ACROSS", "DOWN"}
@@ -140,7 +142,10 @@ class Crossword(PuzzleKind):
         "crossword",
         "Crossword from a word list with definition clues",
         "every entry's word, keyed by its number and direction",
-        (Parameter("size", 5, 5, 15, "the grid's side"),),
+        (
+            Parameter("size", 5, 5, 15, "the grid's side"),
+            Parameter("clues", 0, 0, 1, "1: clues written by the authoring LLM where stored"),
+        ),
         {"easy": {"size": 5}, "medium": {"size": 10}, "hard": {"size": 15}},
     )
 
