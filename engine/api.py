@@ -31,6 +31,7 @@ from engine.serializers import (
         OpenApiParameter(
             "family",
             str,
+            enum=["kumo"],
             description='task family: "kumo" (the instances listed here); the other '
             "families' tasks are listed at /api/v1/family-tasks/?family=NAME",
         ),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from engine.core.families.base import FamilyError, get_family
@@ -56,10 +57,12 @@ def do_generate_family_tasks(
     seed: int = 0,
     level: str | None = None,
     params: dict | None = None,
+    for_round: bool = False,
 ) -> GenerationReport:
     """Generate and store ``count`` tasks (seeds ``seed`` … ``seed + count - 1``); a task
     already stored with the same family, kind, parameters and seed is reused, so running it
-    again changes nothing. Raises ``FamilyError`` for a bad request."""
+    again changes nothing. Raises ``FamilyError`` for a bad request, and (unless preparing
+    a round, ``for_round``) for seeds whose tasks belong to a round not published yet."""
     if count < 1 or count > 10_000:
         raise FamilyError(f"count must be between 1 and 10000, got {count}")
     source = get_family(family)
@@ -81,6 +84,20 @@ def do_generate_family_tasks(
             )
             tasks.append(task)
             created += new
+        if not for_round:
+            from leaderboard.models import RoundFamilyTask
+
+            pinned = (
+                RoundFamilyTask.objects.filter(task__in=tasks)
+                .filter(~Q(round__status="closed") | Q(round__published_at__isnull=True))
+                .select_related("round", "task")
+                .first()
+            )
+            if pinned is not None:
+                raise FamilyError(
+                    f"seed {pinned.task.seed} of {family}/{kind} belongs to round "
+                    f"{pinned.round.name}, whose tasks are not published: choose another seed"
+                )
     return GenerationReport(tasks, created)
 
 
@@ -229,6 +246,13 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
         "finished": attempt.finished,
     }
     if attempt.finished:
+        from leaderboard.access import family_answer_is_secret
+
+        if family_answer_is_secret(task.pk):
+            # A round's task: the answer is recorded, its score and the reference stay on
+            # the server until the round closes and its tasks are published.
+            state["result"] = {"answer": attempt.answer, "secret": True}
+            return state
         state["result"] = {
             "answer": attempt.answer,
             "correct": attempt.correct,

@@ -26,6 +26,14 @@ class FamilyTaskSerializer(serializers.ModelSerializer):
 class StartAttemptSerializer(serializers.Serializer):
     task = serializers.PrimaryKeyRelatedField(queryset=FamilyTask.objects.all())
 
+    def validate_task(self, task: FamilyTask) -> FamilyTask:
+        from leaderboard.access import visible_family_tasks
+
+        # A task of a round not live yet answers like one that does not exist.
+        if not visible_family_tasks().filter(pk=task.pk).exists():
+            raise serializers.ValidationError(f'Invalid pk "{task.pk}" - object does not exist.')
+        return task
+
 
 @extend_schema_field(
     {
@@ -66,10 +74,17 @@ class AnswerAttemptSerializer(serializers.Serializer):
 
 class AttemptResultSerializer(serializers.Serializer):
     answer = serializers.CharField()
-    correct = serializers.BooleanField()
-    value = serializers.FloatField(help_text="the family's score in [0, 1]")
-    details = serializers.DictField(help_text="what was read, why it is wrong, optimality…")
-    reference_answer = serializers.CharField()
+    correct = serializers.BooleanField(required=False)
+    value = serializers.FloatField(required=False, help_text="the family's score in [0, 1]")
+    details = serializers.DictField(
+        required=False, help_text="what was read, why it is wrong, optimality…"
+    )
+    reference_answer = serializers.CharField(required=False)
+    secret = serializers.BooleanField(
+        required=False,
+        help_text="true for a task of a round not closed yet: the score and the reference "
+        "answer stay on the server until the round's tasks are published",
+    )
 
 
 class AttemptSerializer(serializers.Serializer):
@@ -132,7 +147,11 @@ class FamilyTaskList(generics.ListAPIView):
     serializer_class = FamilyTaskSerializer
 
     def get_queryset(self):
-        queryset = FamilyTask.objects.defer("hidden").order_by("family", "kind", "id")
+        from leaderboard.access import visible_family_tasks
+
+        queryset = visible_family_tasks(FamilyTask.objects.defer("hidden")).order_by(
+            "family", "kind", "id"
+        )
         for name in ("family", "kind", "level"):
             value = self.request.query_params.get(name)
             if value:

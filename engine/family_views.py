@@ -32,9 +32,12 @@ def play(request):
     tried yet, or at a freshly generated one when every stored task was tried."""
     _not_a_participant(request.user)
     family, kind, level = (request.POST.get(k, "") for k in ("family", "kind", "level"))
+    from leaderboard.access import visible_family_tasks
+
     tried = FamilyAttempt.objects.filter(player=request.user).values("task_id")
     task = (
-        FamilyTask.objects.filter(family=family, kind=kind, level=level)
+        visible_family_tasks()
+        .filter(family=family, kind=kind, level=level)
         .exclude(pk__in=tried)
         .order_by("?")
         .first()

@@ -46,3 +46,29 @@ def answer_is_secret(instance_id: int) -> bool:
         ~Q(round__status=Round.Status.CLOSED) | Q(round__published_at__isnull=True)
     )
     return ranked_open.exists() or pinned_unpublished.exists()
+
+
+def visible_family_tasks(queryset=None):
+    """Family tasks anyone may list and play: not those pinned to a round that is not
+    public yet."""
+    from engine.models import FamilyTask
+    from leaderboard.models import RoundFamilyTask
+
+    queryset = FamilyTask.objects.all() if queryset is None else queryset
+    hidden = RoundFamilyTask.objects.filter(task=OuterRef("pk")).exclude(
+        round__status__in=PUBLIC_ROUNDS
+    )
+    return queryset.exclude(Exists(hidden))
+
+
+def family_answer_is_secret(task_id: int) -> bool:
+    """Whether a family task's reference answer (and an attempt's score) must stay on the
+    server: the task is pinned to a round that has not closed, or whose tasks are not
+    published yet."""
+    from leaderboard.models import RoundFamilyTask
+
+    return (
+        RoundFamilyTask.objects.filter(task_id=task_id)
+        .filter(~Q(round__status=Round.Status.CLOSED) | Q(round__published_at__isnull=True))
+        .exists()
+    )

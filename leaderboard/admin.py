@@ -405,6 +405,13 @@ class PrepareRoundForm(forms.Form):
     name = forms.SlugField(
         required=False, help_text="Default: the start's year and month, e.g. 2025-03."
     )
+    family_tasks = forms.CharField(
+        label="tasks of other families",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One FAMILY/KIND/LEVEL:COUNT a line, e.g. puzzles/sudoku/hard:50 — "
+        "generated from the round's seed and kept secret like its instances.",
+    )
 
     def clean(self):
         cleaned = super().clean()
@@ -424,6 +431,11 @@ class PrepareRoundForm(forms.Form):
             starts_on=cleaned.get("starts_on"),
             ends_on=cleaned.get("ends_on"),
             name=cleaned.get("name") or "",
+            family_tasks=[
+                line.strip()
+                for line in (cleaned.get("family_tasks") or "").splitlines()
+                if line.strip()
+            ],
         )
         try:
             rounds.check_round_spec(self.spec)

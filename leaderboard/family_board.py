@@ -94,17 +94,27 @@ class FamilyRow:
     subtasks: SubtaskFigures | None = field(default=None)
 
 
-def _counted():
+def _counted(round_name: str = ""):
     """Finished attempts the board counts: every model's, and every person's except
-    those of study participants the quality filter flagged (careless or assisted play)."""
-    return FamilyAttempt.objects.filter(finished_at__isnull=False).exclude(
+    those of study participants the quality filter flagged (careless or assisted play);
+    with ``round_name``, only the attempts at that round's tasks."""
+    from leaderboard.models import RoundFamilyTask
+
+    counted = FamilyAttempt.objects.filter(finished_at__isnull=False).exclude(
         model_name="", player__participant__flagged=True
     )
+    if round_name:
+        pins = RoundFamilyTask.objects.filter(round__name=round_name).values("task_id")
+        counted = counted.filter(task_id__in=pins)
+    return counted
 
 
-def family_rows() -> list[FamilyRow]:
+def family_rows(round_name: str = "") -> list[FamilyRow]:
+    """The board's rows; with ``round_name`` (a public round), that round's tasks only.
+    Every attempt here was recorded by the server (the runner, the API or the browser), so
+    every row is verified."""
     grouped = (
-        _counted()
+        _counted(round_name)
         .values("task__family", "task__kind", "task__level", "model_name")
         .annotate(
             n=Count("id"),
@@ -114,7 +124,7 @@ def family_rows() -> list[FamilyRow]:
             tokens=Sum("tokens"),
         )
     )
-    figures = _subtask_figures()
+    figures = _subtask_figures(round_name)
     rows = []
     for g in grouped:
         low, high = wilson(g["right"], g["n"])
@@ -149,7 +159,7 @@ def family_rows() -> list[FamilyRow]:
     return rows
 
 
-def _subtask_figures() -> dict[tuple, SubtaskFigures]:
+def _subtask_figures(round_name: str = "") -> dict[tuple, SubtaskFigures]:
     """CR, S-Acc, EM and PM-0.5 per (family, kind, level, model) of the subtask families,
     from each finished attempt's stored figures (one query). An attempt with no figures (a
     parse error: nothing read) counts as nothing completed and nothing right."""

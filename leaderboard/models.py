@@ -377,6 +377,8 @@ class Round(models.Model):
     )
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.DRAFT)
     # Preparation progress: instances stored and pinned so far, out of the total.
+    # Tasks of the other families: [{"family", "kind", "level", "count"}, …].
+    family_specs = models.JSONField("family tasks", default=list, blank=True)
     total_instances = models.PositiveIntegerField(default=0)
     prepared_instances = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
@@ -470,6 +472,21 @@ class RoundInstance(models.Model):
 
     def __str__(self) -> str:
         return f"instance {self.instance_id} in round {self.round_id}"
+
+
+class RoundFamilyTask(models.Model):
+    """A task of another family (simple reasoning, constraint puzzles…) pinned to a round:
+    hidden until the round goes live, its answers secret until the round's tasks are
+    published, and never in another round."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="family_pins")
+    task = models.ForeignKey("engine.FamilyTask", on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["task"], name="one_round_per_family_task")]
+
+    def __str__(self) -> str:
+        return f"family task {self.task_id} in round {self.round_id}"
 
 
 class RotationNotice(models.Model):

@@ -31,6 +31,7 @@ from leaderboard.actions import queue_recompute
 from leaderboard.models import (
     RotationNotice,
     Round,
+    RoundFamilyTask,
     RoundInstance,
     StaleGroup,
     Trajectory,
@@ -63,6 +64,8 @@ class RoundSpec:
     ends_on: date | None = None
     name: str = ""
     ranked_games: int = 20
+    # Tasks of the other families: "FAMILY/KIND/LEVEL:COUNT" each (docs/rounds.md).
+    family_tasks: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class CheckedSpec:
     starts_on: date
     ends_on: date
     ranked_games: int
+    family_tasks: tuple[dict, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -218,6 +222,7 @@ def check_round_spec(spec: RoundSpec, *, today: date | None = None) -> CheckedSp
     name = spec.name.strip() or f"{starts_on:%Y-%m}"
     if slugify(name) != name.lower() or not name:
         problems.append(f"the name {name!r} may use only letters, digits and hyphens")
+    family_tasks = _check_family_tasks(spec.family_tasks, problems)
     if problems:
         raise RoundError("\n".join(problems))
     checked = CheckedSpec(
@@ -229,9 +234,45 @@ def check_round_spec(spec: RoundSpec, *, today: date | None = None) -> CheckedSp
         starts_on=starts_on,
         ends_on=ends_on,
         ranked_games=spec.ranked_games,
+        family_tasks=family_tasks,
     )
     _check_seeds_unused(checked)
     return checked
+
+
+MAX_FAMILY_TASKS = 500
+
+
+def _check_family_tasks(specs: Sequence[str], problems: list[str]) -> tuple[dict, ...]:
+    """Parse "FAMILY/KIND/LEVEL:COUNT" requests, noting every problem."""
+    from engine.core.families.base import FamilyError, get_family
+
+    found = []
+    for text in specs:
+        head, _, count = text.strip().partition(":")
+        parts = head.split("/")
+        if len(parts) != 3 or not count.strip().isdigit():
+            problems.append(f"family task {text!r}: write FAMILY/KIND/LEVEL:COUNT")
+            continue
+        family, kind, level = parts
+        try:
+            levels = get_family(family).kind(kind).levels
+        except FamilyError as error:
+            problems.append(f"family task {text!r}: {error}")
+            continue
+        if level not in levels:
+            problems.append(f"family task {text!r}: no level {level!r} ({', '.join(levels)})")
+            continue
+        number = int(count)
+        if not 1 <= number <= MAX_FAMILY_TASKS:
+            problems.append(f"family task {text!r}: count must be 1 to {MAX_FAMILY_TASKS}")
+            continue
+        entry = {"family": family, "kind": kind, "level": level, "count": number}
+        if any({**e, "count": 0} == {**entry, "count": 0} for e in found):
+            problems.append(f"family task {text!r} is listed twice")
+            continue
+        found.append(entry)
+    return tuple(found)
 
 
 def _check_seeds_unused(checked: CheckedSpec) -> None:
@@ -270,6 +311,7 @@ def _same_spec(existing: Round, checked: CheckedSpec) -> bool:
         and existing.starts_on == checked.starts_on
         and existing.ends_on == checked.ends_on
         and existing.ranked_games == checked.ranked_games
+        and list(existing.family_specs) == list(checked.family_tasks)
     )
 
 
@@ -309,9 +351,9 @@ def do_create_round(spec: RoundSpec, *, created_by: User | None = None) -> tuple
                     seed=checked.seed,
                     starts_on=checked.starts_on,
                     ends_on=checked.ends_on,
-                    total_instances=len(checked.domains)
-                    * len(checked.settings)
-                    * checked.instances,
+                    total_instances=len(checked.domains) * len(checked.settings) * checked.instances
+                    + sum(entry["count"] for entry in checked.family_tasks),
+                    family_specs=list(checked.family_tasks),
                     created_by=created_by,
                 )
         except IntegrityError:
@@ -454,7 +496,8 @@ def _generate(target: Round, progress: ProgressCallback | None) -> None:
             target.prepared_instances = done
             if progress is not None:
                 progress(target, domain, n_truths, n_actions)
-    pinned = target.pins.count()
+    done = _generate_family_tasks(target, done)
+    pinned = target.pins.count() + target.family_pins.count()
     if pinned != target.total_instances:
         # Only possible if another round pinned some of these instances meanwhile.
         raise RoundError(
@@ -463,6 +506,50 @@ def _generate(target: Round, progress: ProgressCallback | None) -> None:
     Round.objects.filter(pk=target.pk, status=Round.Status.PREPARING).update(
         status=Round.Status.PREPARED, prepared_at=timezone.now(), lease_expires_at=None
     )
+
+
+def _generate_family_tasks(target: Round, done: int) -> int:
+    """Generate and pin the round's tasks of the other families (seeds from the round's
+    seed). A task that existed before (generated in public, or another round's) is refused:
+    a round's tasks are new to everyone."""
+    from engine.families import do_generate_family_tasks
+    from engine.models import FamilyTask
+
+    for entry in target.family_specs:
+        before = set(
+            FamilyTask.objects.filter(
+                family=entry["family"],
+                kind=entry["kind"],
+                seed__gte=target.seed,
+                seed__lt=target.seed + entry["count"],
+            ).values_list("pk", flat=True)
+        )
+        report = do_generate_family_tasks(
+            entry["family"],
+            entry["kind"],
+            count=entry["count"],
+            seed=target.seed,
+            level=entry["level"],
+            for_round=True,
+        )
+        mine = set(target.family_pins.values_list("task_id", flat=True))
+        seen = [task for task in report.tasks if task.pk not in mine and task.pk in before]
+        taken = RoundFamilyTask.objects.filter(task__in=report.tasks).exclude(round=target).first()
+        if taken is not None or seen:
+            task = taken.task if taken is not None else seen[0]
+            owner = f"round {taken.round.name}" if taken is not None else "the public tasks"
+            raise RoundError(
+                f"seed {task.seed} of {task.family}/{task.kind}/{entry['level']} already "
+                f"belongs to {owner}: a round's tasks are new to everyone, choose another seed"
+            )
+        RoundFamilyTask.objects.bulk_create(
+            [RoundFamilyTask(round=target, task=task) for task in report.tasks],
+            ignore_conflicts=True,
+        )
+        done += len(report.tasks)
+        Round.objects.filter(pk=target.pk).update(prepared_instances=done)
+        target.prepared_instances = done
+    return done
 
 
 def _fail(target: Round, message: str) -> None:

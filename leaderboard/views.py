@@ -765,15 +765,27 @@ def plotly_js(request, version: str):
 
 def family_board(request):
     """The task families' board: models and people per kind and level."""
+    from leaderboard.access import PUBLIC_ROUNDS
     from leaderboard.family_board import family_rows, level_figures
 
-    rows = family_rows()
+    rounds_with_tasks = list(
+        Round.objects.filter(status__in=PUBLIC_ROUNDS, family_pins__isnull=False)
+        .distinct()
+        .order_by("-starts_on")
+        .values_list("name", flat=True)
+    )
+    chosen = request.GET.get("round", "")
+    if chosen and chosen not in rounds_with_tasks:
+        raise Http404("no public round with family tasks by that name")
+    rows = family_rows(chosen)
     return render(
         request,
         "leaderboard/families.html",
         {
             "rows": rows,
             "subtask_rows": [row for row in rows if row.subtasks is not None],
+            "rounds_with_tasks": rounds_with_tasks,
+            "chosen_round": chosen,
             "figures": level_figures(rows),
             "plotly_version": PLOTLY_JS_VERSION,
             "section": "families",

@@ -33,6 +33,12 @@ class Command(BaseCommand):
         parser.add_argument("--concurrency", type=int, default=4)
         parser.add_argument("--timeout", type=float, default=120.0)
         parser.add_argument("--as-user", default="runner", help="account the run is filed under")
+        parser.add_argument(
+            "--round",
+            default="",
+            help="play the tasks of this kind and level pinned to a live (or closed) round "
+            "instead of generating public ones; the answers stay secret until it is published",
+        )
 
     def handle(self, *args, **o) -> None:
         if not 1 <= o["runs"] <= 100:
@@ -42,7 +48,9 @@ class Command(BaseCommand):
             family.kind(o["kind"])
         except FamilyError as error:
             raise CommandError(str(error)) from None
-        if getattr(family, "imported", False):
+        if o["round"]:
+            tasks = _round_tasks(o["round"], family.name, o["kind"], o["level"])
+        elif getattr(family, "imported", False):
             # A human-written family (unpuzzles): every stored task of the kind.
             tasks = list(FamilyTask.objects.filter(family=family.name, kind=o["kind"]))
             if not tasks:
@@ -84,3 +92,25 @@ class Command(BaseCommand):
             f"played, {result.correct} correct, {result.parse_errors} parse error(s), "
             f"{result.failed} failed (API), {result.skipped} already stored"
         )
+
+
+def _round_tasks(name: str, family: str, kind: str, level: str) -> list[FamilyTask]:
+    from leaderboard.access import PUBLIC_ROUNDS
+    from leaderboard.models import Round, RoundFamilyTask
+
+    target = Round.objects.filter(name=name).first()
+    if target is None:
+        raise CommandError(f"no round named {name!r}")
+    if target.status not in PUBLIC_ROUNDS:
+        raise CommandError(f"round {name} is {target.get_status_display()}: it is not live yet")
+    tasks = list(
+        FamilyTask.objects.filter(
+            family=family,
+            kind=kind,
+            level=level,
+            pk__in=RoundFamilyTask.objects.filter(round=target).values("task_id"),
+        ).order_by("seed")
+    )
+    if not tasks:
+        raise CommandError(f"round {name} has no {family}/{kind}/{level} tasks")
+    return tasks

@@ -50,6 +50,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--end", help="rotation day, YYYY-MM-DD (default: start + 2 months)")
         parser.add_argument("--name", default="", help="default: the start's YYYY-MM")
+        parser.add_argument(
+            "--family-task",
+            action="append",
+            default=[],
+            metavar="FAMILY/KIND/LEVEL:COUNT",
+            help="tasks of another family to pin to the round (repeatable), e.g. "
+            "puzzles/sudoku/hard:50",
+        )
 
     def handle(self, *args, **options) -> None:
         try:
@@ -62,6 +70,7 @@ class Command(BaseCommand):
                 starts_on=_date(options["start"]) if options["start"] else None,
                 ends_on=_date(options["end"]) if options["end"] else None,
                 name=options["name"],
+                family_tasks=options["family_task"],
             )
             target, created = rounds.do_create_round(spec)
         except RoundError as error:

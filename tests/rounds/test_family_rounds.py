@@ -1,0 +1,100 @@
+"""Tasks of the other families in a round: prepared from the round's seed and pinned,
+hidden until the round goes live, played by the runner and by people with the score and
+the reference kept on the server until the round's tasks are published, never generated
+again in public, and shown per round on the family board."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from engine import families
+from engine.core.families.base import FamilyError, get_family
+from engine.models import FamilyTask
+from leaderboard import rounds
+from leaderboard.family_board import family_rows
+from leaderboard.models import Round, RoundFamilyTask
+from tests.rounds.helpers import prepare
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _runner(*args: str) -> str:
+    out = StringIO()
+    call_command("run_family_tasks", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(clock, grove, make_user):
+    prepare("2025-01", "grove", "4x6", 1, 500, "--family-task", "puzzles/sudoku/easy:3",
+            "--family-task", "simple/math/easy:2")  # fmt: skip
+    target = Round.objects.get(name="2025-01")
+    assert target.status == Round.Status.PREPARED and target.total_instances == 1 + 5
+    pinned = FamilyTask.objects.filter(
+        pk__in=RoundFamilyTask.objects.filter(round=target).values("task_id")
+    )
+    assert sorted((t.kind, t.seed) for t in pinned) == [
+        ("math", 500), ("math", 501), ("sudoku", 500), ("sudoku", 501), ("sudoku", 502)
+    ]  # fmt: skip
+    user = make_user("solver")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    sudoku = pinned.filter(kind="sudoku").first()
+    # Not live: invisible and unplayable, and the seeds cannot be generated in public.
+    assert api.get("/api/v1/family-tasks/?family=puzzles").json()["count"] == 0
+    refused = api.post("/api/v1/family-attempts/", {"task": sudoku.pk}, format="json")
+    assert refused.status_code == 400
+    with pytest.raises(FamilyError, match="belongs to round 2025-01"):
+        families.do_generate_family_tasks("puzzles", "sudoku", count=1, seed=501, level="easy")
+    with pytest.raises(CommandError, match="not live yet"):
+        _runner("--model", "reference", "--family", "puzzles", "--kind", "sudoku",
+                "--round", "2025-01")  # fmt: skip
+
+    rounds.do_rotate(target=target)  # live
+    assert api.get("/api/v1/family-tasks/?family=puzzles").json()["count"] == 3
+    out = _runner("--model", "reference", "--family", "puzzles", "--kind", "sudoku",
+                  "--level", "easy", "--round", "2025-01")  # fmt: skip
+    assert "3 played, 3 correct" in out
+    attempt = api.post("/api/v1/family-attempts/", {"task": sudoku.pk}, format="json").json()
+    answer = api.post(
+        f"/api/v1/family-attempts/{attempt['id']}/answer/",
+        {"answer": sudoku.hidden["solution"]},
+        format="json",
+    ).json()
+    assert answer["result"] == {"answer": answer["result"]["answer"], "secret": True}
+    reference = get_family("puzzles").reference_answer(sudoku.to_core())
+    page = Client()
+    page.force_login(user)
+    html = page.get(f"/families/attempts/{attempt['id']}/").content.decode()
+    assert "Answer recorded" in html and "A right answer" not in html
+    assert reference not in api.get(f"/api/v1/family-attempts/{attempt['id']}/").content.decode()
+
+    # The board per round: the round's tasks only.
+    board = {r.player: r for r in family_rows("2025-01")}
+    assert board["reference"].attempts == 3 and board["People"].attempts == 1
+    assert Client().get("/leaderboard/families/?round=2025-01").status_code == 200
+    assert Client().get("/leaderboard/families/?round=nope").status_code == 404
+
+    # Closed and published: the result comes out.
+    clock(2025, 3, 2)
+    prepare("2025-03", "grove", "4x6", 1, 900)
+    rounds.do_rotate(target=Round.objects.get(name="2025-03"), publish=True)
+    shown = api.get(f"/api/v1/family-attempts/{attempt['id']}/").json()["result"]
+    assert shown["correct"] is True and shown["reference_answer"] == reference
+
+
+def test_round_family_tasks_are_new_to_everyone(clock, grove):
+    families.do_generate_family_tasks("simple", "counting", count=2, seed=700, level="easy")
+    with pytest.raises(CommandError, match="already belongs to the public tasks"):
+        prepare("2025-01", "grove", "4x6", 1, 700, "--family-task", "simple/counting/easy:2")
+    target = Round.objects.get(name="2025-01")
+    assert target.status == Round.Status.FAILED and not target.family_pins.exists()
+    with pytest.raises(CommandError, match="FAMILY/KIND/LEVEL:COUNT"):
+        prepare("2025-02", "grove", "4x6", 1, 800, "--family-task", "simple/counting")
+    with pytest.raises(CommandError, match="no level 'giant'"):
+        prepare("2025-02", "grove", "4x6", 1, 800, "--family-task", "simple/counting/giant:3")
