@@ -8,6 +8,7 @@ urlpatterns = [
     path("board.csv", views.board_download, {"fmt": "csv"}, name="board-csv"),
     path("board.json", views.board_download, {"fmt": "json"}, name="board-json"),
     path("models/<int:model_id>/", views.model_detail, name="model"),
+    path("profile/", views.family_profile, name="profile"),
     path("heatmap/", views.heatmap, name="heatmap"),
     path("paper/", views.paper_tables, name="paper"),
     path("correlations/", views.correlations, name="correlations"),

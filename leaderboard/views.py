@@ -334,11 +334,15 @@ def model_detail(request, model_id: int):
         row.setting = Setting(row.n_truths, row.n_actions)
     submissions = list(model.submissions.select_related("domain").order_by("-created_at", "-pk"))
     scores = list(model.external_scores.select_related("benchmark").order_by("benchmark__name"))
+    from leaderboard.profile import build_profile
+
+    across = build_profile(only=model.name)
     return render(
         request,
         "leaderboard/model.html",
         {
             "model": model,
+            "across": across.rows[0] if across.rows else None,
             "rows": rows,
             "submissions": submissions,
             "scores": scores,
@@ -761,6 +765,23 @@ def plotly_js(request, version: str):
     patch_vary_headers(response, ["Accept-Encoding"])
     patch_cache_control(response, public=True, max_age=365 * 24 * 3600, immutable=True)
     return response
+
+
+def family_profile(request):
+    """Every model across the task families, with the correlations between families."""
+    from leaderboard.profile import build_profile, profile_figure
+
+    profile = build_profile()
+    return render(
+        request,
+        "leaderboard/profile.html",
+        {
+            "profile": profile,
+            "figures": [profile_figure(profile)] if profile.rows else [],
+            "plotly_version": PLOTLY_JS_VERSION,
+            "section": "profile",
+        },
+    )
 
 
 def family_board(request):
