@@ -1,0 +1,89 @@
+"""Multi-turn games (KORGym-style), held out: every game's state stays on the server.
+
+KORGym serves its games over HTTP with the state, answer included, travelling to the
+client and trusted back at verification. Here a game is generated from
+``(difficulty, seed)``; the player (a person, or a model through the runner) sends moves
+one at a time and sees only what each move shows; the state is rebuilt on the server by
+replaying the accepted moves (``common.Game.replay``). Each game module here is one game;
+the family only dispatches to them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from engine.core.families.base import Family, FamilyError, FamilyInstance, Score, register
+from engine.core.families.games.classic import GAMES
+from engine.core.families.games.common import IllegalMove
+
+DIMENSIONS = {game.kind.name: game.dimension for game in GAMES}
+
+
+class Games(Family):
+    name = "games"
+    title = "Multi-turn games (KORGym-style)"
+    interactive = True
+
+    def __init__(self) -> None:
+        self.games = {game.kind.name: game for game in GAMES}
+        self.kinds = {name: game.kind for name, game in self.games.items()}
+
+    def _generate(self, kind, params, seed):
+        rng = random.Random(f"games/{kind}/{sorted(params.items())}/{seed}")
+        game = self.games[kind]
+        public, hidden = game.generate(rng, params)
+        public["dimension"] = game.dimension
+        public["single_turn"] = game.single_turn
+        return public, hidden
+
+    # -- play -----------------------------------------------------------------------------
+
+    def step(self, instance: FamilyInstance, history: Sequence[str], move: str) -> dict[str, Any]:
+        """What one more move shows (``over`` says whether the game ended); a move not
+        allowed, or one after the end, raises ``FamilyError`` with the reason."""
+        if not isinstance(move, str) or not move.strip() or len(move) > 300:
+            raise FamilyError("write a move (at most 300 characters)")
+        game = self.games[instance.kind]
+        state, over = game.replay(instance.public, instance.hidden, history)
+        if over:
+            raise FamilyError("the game is over")
+        try:
+            state, step = game.play(state, move)
+        except IllegalMove as error:
+            raise FamilyError(str(error)) from None
+        over = step.over or len(history) + 1 >= game.turn_limit(instance.public)
+        return {"observation": step.observation, "over": over}
+
+    def finish(self, instance: FamilyInstance, history: Sequence[str]) -> Score:
+        """The game's score for the accepted moves (unfinished games score what their
+        state is worth: 0 for a game not won or solved)."""
+        game = self.games[instance.kind]
+        state, over = game.replay(instance.public, instance.hidden, history)
+        value = game.score(state, len(history), instance.public)
+        details = {"moves": len(history), "over": over, "dimension": game.dimension}
+        return Score(value >= 1.0, value, details)
+
+    # -- single shot: a whole game given as its moves, one a line ----------------------------
+
+    def score(self, instance: FamilyInstance, answer: Any) -> Score:
+        if not isinstance(answer, str):
+            return Score(False, 0.0, {"error": "the answer must be text"})
+        history: list[str] = []
+        for line in [line for line in answer.splitlines() if line.strip()]:
+            try:
+                result = self.step(instance, history, line)
+            except FamilyError as error:
+                score = self.finish(instance, history)
+                return Score(False, score.value, {**score.details, "error": str(error)})
+            history.append(line)
+            if result["over"]:
+                break
+        return self.finish(instance, history)
+
+    def reference_answer(self, instance: FamilyInstance) -> str:
+        return "\n".join(self.games[instance.kind].reference(instance.public, instance.hidden))
+
+
+GAMES_FAMILY = register(Games())

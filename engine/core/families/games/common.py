@@ -1,0 +1,74 @@
+"""What every multi-turn game shares (KORGym-style, written afresh): the game contract and
+the replay that keeps every game's state on the server.
+
+A game's whole state lives in the hidden part of its instance and in the list of moves
+played so far (the *history*): the state after the history is always rebuilt by replaying
+the moves from the start, so nothing but the moves needs storing and nothing secret (a
+code to guess, a future random draw) ever needs to travel to the player. A move that is
+not allowed is refused with the reason and counted, and never enters the history.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core.families.base import Kind
+
+
+class IllegalMove(ValueError):
+    """A move the game does not allow now; ``str()`` says why (for the player)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one accepted move shows the player, and whether the game is over."""
+
+    observation: Any
+    over: bool
+
+
+class Game(ABC):
+    """One game. ``dimension`` is its KORGym capability dimension."""
+
+    kind: Kind
+    dimension: str
+    single_turn: bool = False
+
+    @abstractmethod
+    def generate(self, rng, params: Mapping[str, int]) -> tuple[dict, dict]:
+        """(public, hidden): ``public`` holds ``text`` (the rules and the start) and what a
+        page needs; ``hidden`` holds what the game needs to run (the start state, any secret)."""
+
+    @abstractmethod
+    def initial(self, public: Mapping[str, Any], hidden: Mapping[str, Any]) -> Any:
+        """The state before any move."""
+
+    @abstractmethod
+    def play(self, state: Any, move: str) -> tuple[Any, Step]:
+        """The state after ``move`` and what the player sees; ``IllegalMove`` if refused.
+        Must not change ``state`` in place."""
+
+    @abstractmethod
+    def score(self, state: Any, moves: int, public: Mapping[str, Any]) -> float:
+        """The game's score in [0, 1] for the state reached in ``moves`` moves."""
+
+    @abstractmethod
+    def reference(self, public: Mapping[str, Any], hidden: Mapping[str, Any]) -> list[str]:
+        """A reference player's moves from the start (optimal where the game allows)."""
+
+    def turn_limit(self, public: Mapping[str, Any]) -> int:
+        return int(public["turn_limit"])
+
+    def replay(
+        self, public: Mapping[str, Any], hidden: Mapping[str, Any], history: Sequence[str]
+    ) -> tuple[Any, bool]:
+        """The state after the accepted ``history`` and whether the game is over."""
+        state = self.initial(public, hidden)
+        over = False
+        for move in history:
+            state, step = self.play(state, move)
+            over = step.over
+        return state, over or len(history) >= self.turn_limit(public)
