@@ -17,8 +17,7 @@ schema that matches the server.
 from __future__ import annotations
 
 from django.http import JsonResponse
-from rest_framework import exceptions, pagination, parsers
-from rest_framework.exceptions import ParseError
+from rest_framework import exceptions, pagination
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
@@ -107,13 +106,3 @@ class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):
                 parameter["schema"].update(minimum=0)
         return parameters
 
-
-class JSONParser(parsers.JSONParser):
-    """DRF's JSON parser, with a body nested too deeply for Python's decoder answered as
-    any malformed body is (400 with the error shape), not a server error."""
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        try:
-            return super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise ParseError("JSON parse error - the body is nested too deeply") from None

@@ -11,7 +11,9 @@ family board (``engine.family_board``) puts models and people side by side.
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from django.db import connection
 from django.utils import timezone
 
 from benchmark.llm import ChatClient, LLMError
-from engine.core.families.base import FamilyInstance, get_family
+from engine.core.families.base import FamilyError, FamilyInstance, get_family
 from engine.families import ANSWER_MAX
 from engine.models import FamilyAttempt, FamilyTask
 from leaderboard.models import validate_model_name
@@ -95,10 +97,95 @@ def play_family_tasks(
     )
 
 
+MOVE_LINE = re.compile(r"^\s*\**\s*move\s*\**\s*[:：]\s*\**\s*(.+?)\s*\**\s*$", re.I | re.M)
+MAX_PARSE_ERRORS = 3
+
+
+def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | None:
+    """One multi-turn game, move by move: the model is sent the rules and the start, replies
+    with one "Move: …" line a turn and is told what each move showed (or why it was
+    refused); the game ends when it is over, at its turn limit, or after three replies with
+    no readable move. The server keeps the state: the model sees only the observations."""
+    family = get_family(task.family)
+    instance = task.to_core()
+    started = timezone.now()
+    limit = int(instance.public.get("turn_limit", 50))
+    history: list[str] = []
+    invalid = parse_errors = tokens = 0
+    if client is None:
+        if model != "reference":
+            raise ValueError(f"the built-in player {model!r} does not play games; use reference")
+        moves = family.reference_answer(instance).splitlines()
+        for move in moves:
+            history.append(move)
+            if family.step(instance, history[:-1], move)["over"]:
+                break
+    else:
+        messages = [
+            {
+                "role": "user",
+                "content": f"{instance.public['text']}\n\nPlay one move per reply, ending the "
+                "reply with one line: Move: <your move>",
+            }
+        ]
+        over = False
+        turns = 0
+        while not over and turns < limit + MAX_PARSE_ERRORS * 2:
+            turns += 1
+            try:
+                answer = client.chat(messages)
+            except LLMError:
+                return None
+            tokens += answer.total_tokens
+            reply = answer.content or ""
+            messages.append({"role": "assistant", "content": reply})
+            found = MOVE_LINE.findall(reply)
+            if not found:
+                parse_errors += 1
+                if parse_errors >= MAX_PARSE_ERRORS:
+                    break
+                messages.append({"role": "user", "content": 'End your reply with "Move: <move>".'})
+                continue
+            try:
+                result = family.step(instance, history, found[-1])
+            except FamilyError as error:
+                invalid += 1
+                messages.append({"role": "user", "content": f"Not allowed: {error}. Try again."})
+                continue
+            history.append(found[-1])
+            over = result["over"] or len(history) >= limit
+            messages.append(
+                {"role": "user", "content": f"Result: {json.dumps(result['observation'])}"}
+            )
+    score = family.finish(instance, history)
+    finished = timezone.now()
+    attempt, _ = FamilyAttempt.objects.update_or_create(
+        model_name=model,
+        task=task,
+        run=run,
+        defaults={
+            "player": player,
+            "answer": "\n".join(history)[:ANSWER_MAX],
+            "moves": history,
+            "invalid_moves": invalid,
+            "correct": score.correct,
+            "value": score.value,
+            "details": {**score.details, "invalid_moves": invalid, "parse_errors": parse_errors},
+            "tokens": tokens,
+            "parse_error": f"{parse_errors} repl(y/ies) without a move" if parse_errors else "",
+            "finished_at": finished,
+            "elapsed_ms": int((finished - started).total_seconds() * 1000),
+        },
+    )
+    return attempt
+
+
 def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None:
     """One attempt, stored; None when the API failed for good (nothing is stored, and the
     next run of the command plays it again)."""
     family = get_family(task.family)
+    if getattr(family, "interactive", False):
+        return _play_game(task, run, model=model, player=player, client=client, seed=seed)
     instance = task.to_core()
     started = timezone.now()
     tokens = 0

@@ -345,7 +345,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "benchmark.api_conventions.exception_handler",
     # JSON nested past Python's recursion limit is a 400 like any malformed body.
     "DEFAULT_PARSER_CLASSES": [
-        "benchmark.api_conventions.JSONParser",
+        "benchmark.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],

@@ -23,6 +23,11 @@ urlpatterns = [
         name="api-family-attempt",
     ),
     path(
+        "family-attempts/<int:attempt_id>/moves/",
+        family_api.AttemptMove.as_view(),
+        name="api-family-attempt-move",
+    ),
+    path(
         "family-attempts/<int:attempt_id>/answer/",
         family_api.AttemptAnswer.as_view(),
         name="api-family-attempt-answer",

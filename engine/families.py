@@ -185,6 +185,8 @@ def _score_answer(attempt: FamilyAttempt, answer: object, client: object, now) -
     from engine.sessions import clean_client_signals
 
     task = attempt.task
+    if getattr(get_family(task.family), "interactive", False):
+        raise AttemptError("this game is played move by move: send moves, not an answer")
     stored = answer_text(task.family, answer)  # structured: allowed for this family?
     score = get_family(task.family).score(task.to_core(), answer)
     attempt.answer = stored
@@ -245,6 +247,10 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
         "public": task.public,
         "finished": attempt.finished,
     }
+    if getattr(get_family(task.family), "interactive", False):
+        state["interactive"] = True
+        state["moves"] = game_log(attempt)
+        state["invalid_moves"] = attempt.invalid_moves
     if attempt.finished:
         from leaderboard.access import family_answer_is_secret
 
@@ -374,3 +380,83 @@ def unpuzzles_comparison() -> list[UnpuzzleComparison]:
             UnpuzzleComparison(player, accuracy, len(items), original_only, unpuzzle_only, both)
         )
     return rows
+
+
+# -- interactive families (the multi-turn games): one move at a time ----------------------
+
+
+def move_attempt(attempt_id: int, player: User, move: object, client: object = None) -> dict:
+    """Play one move of an interactive family's task (under a row lock, so a repeated
+    request cannot play a move twice). A move the game refuses is counted
+    (``invalid_moves``) and raises ``AttemptError`` with the reason after that count is
+    saved; the game's state never leaves the server: it is rebuilt from the accepted moves.
+    Returns what the move showed (``observation``, ``over``)."""
+    from engine.sessions import clean_client_signals
+
+    if not isinstance(move, str) or not move.strip():
+        raise AttemptError("write a move first")
+    if len(move) > 300 or "\x00" in move:
+        raise AttemptError("a move is at most 300 characters of text")
+    refused = ""
+    with transaction.atomic():
+        attempt = (
+            FamilyAttempt.objects.select_for_update(of=("self",))
+            .select_related("task")
+            .filter(pk=attempt_id, player=player, model_name="")
+            .first()
+        )
+        if attempt is None:
+            raise AttemptNotFound("no such attempt")
+        if attempt.finished:
+            raise AttemptFinished("this game has ended; its result is shown")
+        family = get_family(attempt.task.family)
+        if not getattr(family, "interactive", False):
+            raise AttemptError("this task takes one answer, not moves")
+        now = timezone.now()
+        if attempt.deadline_at is not None and now > attempt.deadline_at:
+            _end_game(attempt, family, attempt.deadline_at)
+            timed_out = True
+        else:
+            timed_out = False
+            try:
+                result = family.step(attempt.task.to_core(), list(attempt.moves), move.strip())
+            except FamilyError as error:
+                attempt.invalid_moves += 1
+                attempt.save(update_fields=["invalid_moves"])
+                refused = str(error)
+            else:
+                attempt.moves = [*attempt.moves, move.strip()]
+                attempt.client = clean_client_signals(client) or attempt.client
+                attempt.save(update_fields=["moves", "client"])
+                if result["over"]:
+                    _end_game(attempt, family, now)
+    if timed_out:
+        raise AttemptTimeUp("time is up for this game: it has ended with the moves made")
+    if refused:
+        raise AttemptError(refused)
+    return result
+
+
+def _end_game(attempt: FamilyAttempt, family, at) -> None:
+    score = family.finish(attempt.task.to_core(), list(attempt.moves))
+    attempt.answer = "\n".join(attempt.moves)
+    attempt.correct = score.correct
+    attempt.value = score.value
+    attempt.details = {**score.details, "invalid_moves": attempt.invalid_moves}
+    attempt.finished_at = at
+    attempt.elapsed_ms = int((at - attempt.started_at).total_seconds() * 1000)
+    attempt.save(
+        update_fields=["answer", "correct", "value", "details", "finished_at", "elapsed_ms"]
+    )
+
+
+def game_log(attempt: FamilyAttempt) -> list[dict]:
+    """The accepted moves with what each showed, rebuilt by replaying them."""
+    family = get_family(attempt.task.family)
+    instance = attempt.task.to_core()
+    log, history = [], []
+    for move in attempt.moves:
+        result = family.step(instance, history, move)
+        log.append({"move": move, "observation": result["observation"]})
+        history.append(move)
+    return log

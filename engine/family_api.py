@@ -72,6 +72,10 @@ class AnswerAttemptSerializer(serializers.Serializer):
     answer = AnswerField()
 
 
+class MoveSerializer(serializers.Serializer):
+    move = serializers.CharField(max_length=300, help_text="one move, as the game's format says")
+
+
 class AttemptResultSerializer(serializers.Serializer):
     answer = serializers.CharField()
     correct = serializers.BooleanField(required=False)
@@ -87,6 +91,11 @@ class AttemptResultSerializer(serializers.Serializer):
     )
 
 
+class GameMoveSerializer(serializers.Serializer):
+    move = serializers.CharField()
+    observation = serializers.JSONField(help_text="what the move showed")
+
+
 class AttemptSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     task = serializers.IntegerField()
@@ -96,6 +105,9 @@ class AttemptSerializer(serializers.Serializer):
     public = serializers.DictField(help_text="the task as the player sees it")
     finished = serializers.BooleanField()
     result = AttemptResultSerializer(required=False, help_text="only once the attempt ended")
+    interactive = serializers.BooleanField(required=False, help_text="a game played by moves")
+    moves = GameMoveSerializer(many=True, required=False, help_text="a game's moves so far")
+    invalid_moves = serializers.IntegerField(required=False)
 
 
 class ParameterSerializer(serializers.Serializer):
@@ -208,3 +220,25 @@ class AttemptAnswer(APIView):
         except families.AttemptError as error:
             return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(families.attempt_state(attempt))
+
+
+class AttemptMove(APIView):
+    @extend_schema(
+        request=MoveSerializer,
+        responses={200: AttemptSerializer, 400: ErrorSerializer, 409: ErrorSerializer},
+        description="Play one move of a game (an interactive family's task). A move the "
+        "game refuses is counted and answered 400 with the reason; the state stays on the "
+        "server and is rebuilt from the accepted moves.",
+    )
+    def post(self, request, attempt_id: int):
+        serializer = MoveSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            families.move_attempt(attempt_id, request.user, serializer.validated_data["move"])
+        except families.AttemptNotFound as error:
+            raise NotFound(str(error)) from error
+        except families.AttemptFinished as error:
+            return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
+        except families.AttemptError as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(families.attempt_state(_own_attempt(request, attempt_id)))

@@ -65,10 +65,18 @@ def attempt(request, attempt_id: int):
         _study_task_only(participant, current)
     if request.method == "POST":
         try:
-            answer = form_answer(current.task, request.POST)
-            families.answer_attempt(
-                current.pk, request.user, answer, client=_client_report(request.POST)
-            )
+            if "move" in request.POST:
+                families.move_attempt(
+                    current.pk,
+                    request.user,
+                    request.POST.get("move", ""),
+                    client=_client_report(request.POST),
+                )
+            else:
+                answer = form_answer(current.task, request.POST)
+                families.answer_attempt(
+                    current.pk, request.user, answer, client=_client_report(request.POST)
+                )
         except families.AttemptError as error:
             messages.error(request, str(error))
         return redirect("family-attempt", attempt_id=current.pk)

@@ -492,6 +492,10 @@ class FamilyAttempt(models.Model):
     value = models.FloatField(null=True)
     details = models.JSONField(default=dict, blank=True)
     elapsed_ms = models.PositiveIntegerField(null=True)
+    # An interactive family's game (the multi-turn games): the moves accepted so far, in
+    # order (the state is rebuilt from them), and how many moves were refused.
+    moves = models.JSONField(default=list, blank=True)
+    invalid_moves = models.PositiveIntegerField(default=0)
     # A study task's time limit (humanstudy.path.open_task); past it the attempt ends unsolved.
     deadline_at = models.DateTimeField(null=True, blank=True)
     # What the page reported about the answer's writing (pastes, time away…), as a play

@@ -213,7 +213,7 @@ def register(family: Family) -> Family:
 
 
 def get_family(name: str) -> Family:
-    from engine.core.families import puzzles, simple, unpuzzles  # noqa: F401 (they register)
+    from engine.core.families import games, puzzles, simple, unpuzzles  # noqa: F401 (they register)
 
     try:
         return FAMILIES[name]

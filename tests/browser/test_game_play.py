@@ -1,0 +1,54 @@
+"""Two games played to the end in a real browser (Debian's chromium) as a person would:
+a maze walked move by move and a Tower of Hanoi, each move typed into the page and shown
+back; a refused move says why and changes nothing; nothing secret on the page."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib.auth.models import User
+from playwright.sync_api import expect
+
+from engine.core.families.base import get_family
+from engine.models import FamilyAttempt
+from tests.browser.test_play_page import PASSWORD, BrowserTestCase, orm
+
+GAMES = get_family("games")
+
+
+class GamePlayTests(BrowserTestCase):
+    def setUp(self):
+        super().setUp()
+        User.objects.create_user("walker", password=PASSWORD)
+
+    def play(self, kind: str, bad_move: str, reason: str):
+        page = self.start_browser()
+        self.log_in(page, "walker", PASSWORD, "/families/")
+        page.locator(f'tr[data-kind="{kind}"]').get_by_role(
+            "button", name="easy", exact=True
+        ).click()
+        page.wait_for_url(re.compile(r"/families/attempts/\d+/$"))
+        attempt = orm(
+            lambda: FamilyAttempt.objects.select_related("task").get(
+                player__username="walker", task__kind=kind
+            )
+        )
+        page.fill("#move", bad_move)
+        page.get_by_role("button", name="Play").click()
+        expect(page.get_by_role("alert")).to_contain_text(reason)
+        moves = GAMES.reference_answer(attempt.task.to_core()).splitlines()
+        for number, move in enumerate(moves, 1):
+            page.fill("#move", move)
+            page.keyboard.press("Enter")
+            if number < len(moves):
+                expect(page.locator("#game-log li")).to_have_count(number)
+        expect(page.locator("#family-result-heading")).to_have_text("Correct")
+        expect(page.locator("#game-score")).to_contain_text("1.000")
+        done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
+        assert done.correct and done.invalid_moves == 1 and done.moves == moves
+
+    def test_a_maze_walked_to_the_goal(self):
+        self.play("maze", "fly", "north, south, east or west")
+
+    def test_a_tower_of_hanoi_gathered_on_c(self):
+        self.play("hanoi", "A A", "two different pegs")

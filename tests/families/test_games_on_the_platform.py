@@ -1,0 +1,107 @@
+"""Games on the platform: played move by move over the API (the state stays on the
+server, refused moves counted with their reason, one move per request under a lock), the
+runner playing a chat model behind the local fake server turn by turn and the reference
+player through every game, and rows per game on the family board."""
+
+from __future__ import annotations
+
+import json
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from benchmark.fake_llm import FakeChatServer, FakeResponse
+from engine import families
+from engine.core.families.base import get_family
+from engine.models import FamilyAttempt
+from leaderboard.family_board import family_rows
+
+pytestmark = pytest.mark.django_db(transaction=True)
+GAMES = get_family("games")
+
+
+@pytest.fixture
+def api(make_user):
+    user = make_user("gamer")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.user = user
+    return client
+
+
+def test_a_game_over_the_api_move_by_move(api):
+    task = families.do_generate_family_tasks("games", "mastermind", count=1, level="easy").tasks[0]
+    code = task.hidden["code"]
+    started = api.post("/api/v1/family-attempts/", {"task": task.pk}, format="json").json()
+    assert started["interactive"] and started["moves"] == []
+    url = f"/api/v1/family-attempts/{started['id']}/moves/"
+    bad = api.post(url, {"move": "XYZ"}, format="json")
+    assert bad.status_code == 400 and "a guess is 3 letters" in bad.json()["error"]
+    refused_answer = api.post(
+        f"/api/v1/family-attempts/{started['id']}/answer/", {"answer": code}, format="json"
+    )
+    assert refused_answer.status_code == 400 and "move by move" in refused_answer.json()["error"]
+    for move in GAMES.reference_answer(task.to_core()).splitlines():
+        state = api.post(url, {"move": move}, format="json")
+        assert state.status_code == 200
+        body = state.json()
+        if not body["finished"]:
+            assert code not in json.dumps(body)  # the code never travels before the end
+    assert body["finished"] and body["result"]["correct"] and body["invalid_moves"] == 1
+    assert body["moves"][-1]["observation"]["black"] == 3
+    assert api.post(url, {"move": code}, format="json").status_code == 409
+    attempt = FamilyAttempt.objects.get(pk=started["id"])
+    assert attempt.details["invalid_moves"] == 1 and attempt.moves == body["result"][
+        "answer"
+    ].split("\n")
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES.kinds))
+def test_the_reference_player_through_every_game(kind):
+    out = StringIO()
+    call_command(
+        "run_family_tasks", "--family", "games", "--kind", kind, "--model", "reference",
+        "--count", "2", stdout=out,
+    )  # fmt: skip
+    assert "2 played, 2 correct, 0 parse error(s)" in out.getvalue()
+    rows = [r for r in family_rows() if r.family == "games" and r.kind == kind]
+    assert rows and rows[0].success_rate == 1.0
+
+
+def test_a_chat_model_plays_turn_by_turn_behind_the_fake_server():
+    tasks = families.do_generate_family_tasks("games", "hanoi", count=1, level="easy").tasks
+    task = tasks[0]
+    plan = GAMES.reference_answer(task.to_core()).splitlines()
+    seen: list[list[dict]] = []
+
+    def script(request):
+        messages = request.messages
+        seen.append(messages)
+        played = sum(
+            1 for m in messages if m["role"] == "user" and m["content"].startswith("Result:")
+        )
+        if len(messages) == 1:
+            return FakeResponse(content="Thinking about the pegs.")  # no move: a parse error
+        if len(seen) == 2:
+            return FakeResponse(content="Move: A A")  # refused: two different pegs
+        return FakeResponse(content=f"Next.\nMove: {plan[played]}")
+
+    with FakeChatServer(script) as server:
+        out = StringIO()
+        call_command(
+            "run_family_tasks", "--family", "games", "--kind", "hanoi", "--level", "easy",
+            "--model", "turn-taker", "--base-url", server.base_url, "--count", "1",
+            "--concurrency", "1", stdout=out,
+        )  # fmt: skip
+    attempt = FamilyAttempt.objects.get(model_name="turn-taker")
+    assert attempt.correct and attempt.value == 1.0 and attempt.moves == plan
+    assert attempt.invalid_moves == 1 and attempt.details["parse_errors"] == 1
+    assert attempt.tokens > 0
+    # The model only ever saw the rules, its own replies and the observations.
+    last = seen[-1]
+    assert any("Not allowed" in m["content"] for m in last if m["role"] == "user")
+    assert not any(re.search(r"optimum", m["content"]) for m in last)
