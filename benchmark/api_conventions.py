@@ -105,4 +105,3 @@ class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):
             elif parameter["name"] == self.offset_query_param:
                 parameter["schema"].update(minimum=0)
         return parameters
-
