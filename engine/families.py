@@ -159,19 +159,10 @@ def answer_attempt(
     if isinstance(answer, str):
         answer_text("", answer)  # text is checked before the attempt is looked up
     with transaction.atomic():
-        attempt = (
-            FamilyAttempt.objects.select_for_update(of=("self",))
-            .select_related("task")
-            .filter(pk=attempt_id, player=player, model_name="")
-            .first()
-        )
-        if attempt is None:
-            raise AttemptNotFound("no such attempt")
-        if attempt.finished:
-            raise AttemptFinished("this task has ended; its result is shown")
+        attempt = _locked_attempt(attempt_id, player, "this task has ended; its result is shown")
         now = timezone.now()
         if attempt.deadline_at is not None and now > attempt.deadline_at:
-            _end_unsolved(attempt)
+            _end_at_deadline(attempt)
             timed_out = True
         else:
             timed_out = False
@@ -179,6 +170,31 @@ def answer_attempt(
     if timed_out:  # raised after the commit: the ended attempt is kept
         raise AttemptTimeUp("time is up for this task: it has ended, unsolved")
     return attempt
+
+
+def _locked_attempt(attempt_id: int, player: User, finished_message: str) -> FamilyAttempt:
+    """The player's own unfinished attempt, locked for this transaction."""
+    attempt = (
+        FamilyAttempt.objects.select_for_update(of=("self",))
+        .select_related("task")
+        .filter(pk=attempt_id, player=player, model_name="")
+        .first()
+    )
+    if attempt is None:
+        raise AttemptNotFound("no such attempt")
+    if attempt.finished:
+        raise AttemptFinished(finished_message)
+    return attempt
+
+
+def _end_at_deadline(attempt: FamilyAttempt) -> None:
+    """End an attempt whose time ran out, at its deadline: a game scores the moves made
+    before it (as a game that reached its move limit would), any other task ends unsolved."""
+    family = get_family(attempt.task.family)
+    if getattr(family, "interactive", False):
+        _end_game(attempt, family, attempt.deadline_at)
+    else:
+        _end_unsolved(attempt)
 
 
 def _score_answer(attempt: FamilyAttempt, answer: object, client: object, now) -> None:
@@ -226,11 +242,12 @@ def expire_overdue_attempts(player: User) -> int:
         with transaction.atomic():
             attempt = (
                 FamilyAttempt.objects.select_for_update(of=("self",))
+                .select_related("task")
                 .filter(pk=pk, finished_at__isnull=True)
                 .first()
             )
             if attempt is not None:
-                _end_unsolved(attempt)
+                _end_at_deadline(attempt)
                 ended += 1
     return ended
 
@@ -399,22 +416,13 @@ def move_attempt(attempt_id: int, player: User, move: object, client: object = N
         raise AttemptError("a move is at most 300 characters of text")
     refused = ""
     with transaction.atomic():
-        attempt = (
-            FamilyAttempt.objects.select_for_update(of=("self",))
-            .select_related("task")
-            .filter(pk=attempt_id, player=player, model_name="")
-            .first()
-        )
-        if attempt is None:
-            raise AttemptNotFound("no such attempt")
-        if attempt.finished:
-            raise AttemptFinished("this game has ended; its result is shown")
+        attempt = _locked_attempt(attempt_id, player, "this game has ended; its result is shown")
         family = get_family(attempt.task.family)
         if not getattr(family, "interactive", False):
             raise AttemptError("this task takes one answer, not moves")
         now = timezone.now()
         if attempt.deadline_at is not None and now > attempt.deadline_at:
-            _end_game(attempt, family, attempt.deadline_at)
+            _end_at_deadline(attempt)
             timed_out = True
         else:
             timed_out = False
@@ -453,10 +461,8 @@ def _end_game(attempt: FamilyAttempt, family, at) -> None:
 def game_log(attempt: FamilyAttempt) -> list[dict]:
     """The accepted moves with what each showed, rebuilt by replaying them."""
     family = get_family(attempt.task.family)
-    instance = attempt.task.to_core()
-    log, history = [], []
-    for move in attempt.moves:
-        result = family.step(instance, history, move)
-        log.append({"move": move, "observation": result["observation"]})
-        history.append(move)
-    return log
+    observations = family.observations(attempt.task.to_core(), attempt.moves)
+    return [
+        {"move": move, "observation": observation}
+        for move, observation in zip(attempt.moves, observations, strict=True)
+    ]

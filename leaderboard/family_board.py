@@ -94,7 +94,7 @@ class FamilyRow:
     subtasks: SubtaskFigures | None = field(default=None)
 
 
-def _counted(round_name: str = ""):
+def counted_attempts(round_name: str = ""):
     """Finished attempts the board counts: every model's, and every person's except
     those of study participants the quality filter flagged (careless or assisted play);
     with ``round_name``, only the attempts at that round's tasks."""
@@ -114,7 +114,7 @@ def family_rows(round_name: str = "") -> list[FamilyRow]:
     Every attempt here was recorded by the server (the runner, the API or the browser), so
     every row is verified."""
     grouped = (
-        _counted(round_name)
+        counted_attempts(round_name)
         .values("task__family", "task__kind", "task__level", "model_name")
         .annotate(
             n=Count("id"),
@@ -165,7 +165,7 @@ def _subtask_figures(round_name: str = "") -> dict[tuple, SubtaskFigures]:
     parse error: nothing read) counts as nothing completed and nothing right."""
     shares: dict[tuple, list[tuple[float, float, int, int]]] = defaultdict(list)
     attempts = (
-        _counted()
+        counted_attempts()
         .filter(task__family__in=SUBTASK_FAMILIES)
         .values_list("task__family", "task__kind", "task__level", "model_name", "details")
     )

@@ -22,7 +22,7 @@ from itertools import combinations
 
 from django.db.models import Count, Q
 
-from leaderboard.family_board import PEOPLE, _counted, wilson
+from leaderboard.family_board import PEOPLE, counted_attempts, wilson
 from leaderboard.models import BoardRow, ExternalScore, ModelEntry
 
 KUMO = "kumo"
@@ -92,7 +92,7 @@ def _kumo_cells() -> dict[str, tuple[Cell, int | None]]:
 
 def _family_cells() -> dict[tuple[str, str], Cell]:
     grouped = (
-        _counted()
+        counted_attempts()
         .values("task__family", "model_name")
         .annotate(n=Count("id"), right=Count("id", filter=Q(correct=True)))
     )

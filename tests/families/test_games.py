@@ -82,22 +82,31 @@ def test_nothing_secret_in_public():
 
 
 def test_nim_punishes_a_careless_move():
+    """A first move that leaves a non-zero nim-sum hands the optimal opponent the win:
+    from then on every position the player faces is lost, whatever it plays."""
     task = FAMILY.generate("nim", 3, level="medium")
-    history: list[str] = []
-    result = {"over": False}
+    piles = task.public["piles"]
+    careless = next(
+        f"take 1 from {i + 1}"
+        for i, pile in enumerate(piles)
+        if pile and _nim_sum([*piles[:i], pile - 1, *piles[i + 1 :]]) != 0
+    )
+    history = [careless]
+    result = FAMILY.step(task, [], careless)
     while not result["over"]:
-        piles = FAMILY.step(task, history, "take 1 from 1")["observation"] if False else None
-        del piles
-        # Always take one object from the first pile that has any: not the winning play.
         state, _ = FAMILY.games["nim"].replay(task.public, task.hidden, history)
-        pile = next(i for i, p in enumerate(state["piles"]) if p) + 1
-        move = f"take 1 from {pile}"
+        move = f"take 1 from {next(i for i, p in enumerate(state['piles']) if p) + 1}"
         result = FAMILY.step(task, history, move)
         history.append(move)
-    assert FAMILY.finish(task, history).value in (0.0, 1.0)
-    # Against the optimal opponent, the careless player loses whenever a careless move
-    # leaves the opponent a winning position; the reference never loses.
+    assert FAMILY.finish(task, history).value == 0.0
     assert FAMILY.score(task, FAMILY.reference_answer(task)).value == 1.0
+
+
+def _nim_sum(piles: list[int]) -> int:
+    total = 0
+    for pile in piles:
+        total ^= pile
+    return total
 
 
 def test_planning_games_score_optimum_over_moves():

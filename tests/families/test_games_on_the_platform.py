@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 from io import StringIO
 
 import pytest
+import time_machine
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -105,3 +107,27 @@ def test_a_chat_model_plays_turn_by_turn_behind_the_fake_server():
     last = seen[-1]
     assert any("Not allowed" in m["content"] for m in last if m["role"] == "user")
     assert not any(re.search(r"optimum", m["content"]) for m in last)
+
+
+@pytest.mark.parametrize("path", ["move", "expiry"])
+def test_a_game_whose_time_ran_out_scores_the_moves_made(make_user, path):
+    """Past its deadline a game ends with the moves made before it, scored as the game
+    scores them, whether a late move or the sweep of overdue attempts ends it."""
+    player = make_user(f"late-{path}")
+    task = families.do_generate_family_tasks("games", "hanoi", count=1, level="easy").tasks[0]
+    attempt, _ = families.start_attempt(player, task)
+    moves = GAMES.reference_answer(task.to_core()).splitlines()
+    families.move_attempt(attempt.pk, player, moves[0])
+    attempt.refresh_from_db()
+    attempt.deadline_at = attempt.started_at + timedelta(seconds=30)
+    attempt.save(update_fields=["deadline_at"])
+    with time_machine.travel(attempt.deadline_at + timedelta(seconds=1)):
+        if path == "move":
+            with pytest.raises(families.AttemptTimeUp):
+                families.move_attempt(attempt.pk, player, moves[1])
+        else:
+            assert families.expire_overdue_attempts(player) == 1
+    attempt.refresh_from_db()
+    assert attempt.finished_at == attempt.deadline_at and attempt.moves == moves[:1]
+    assert attempt.answer == moves[0] and attempt.correct is False and attempt.value == 0.0
+    assert attempt.details["moves"] == 1 and attempt.details["dimension"] == "mathematical_logical"

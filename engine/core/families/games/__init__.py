@@ -56,6 +56,16 @@ class Games(Family):
         over = step.over or len(history) + 1 >= game.turn_limit(instance.public)
         return {"observation": step.observation, "over": over}
 
+    def observations(self, instance: FamilyInstance, history: Sequence[str]) -> list[Any]:
+        """What each accepted move showed, in one replay of the game (not one per move)."""
+        game = self.games[instance.kind]
+        state = game.initial(instance.public, instance.hidden)
+        shown = []
+        for move in history:
+            state, step = game.play(state, move)
+            shown.append(step.observation)
+        return shown
+
     def finish(self, instance: FamilyInstance, history: Sequence[str]) -> Score:
         """The game's score for the accepted moves (unfinished games score what their
         state is worth: 0 for a game not won or solved)."""

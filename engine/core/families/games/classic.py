@@ -2,17 +2,22 @@
 
 * ``nim`` (strategic): take from one pile; whoever takes the last object wins; the server
   plays the other side optimally, and every start is a win for the player who plays well;
-* ``hanoi`` (puzzle): move the tower from peg A to peg C; the optimum is 2ⁿ − 1 moves;
-* ``eight_puzzle`` (spatial): slide the tiles back to order; the optimum is found by BFS;
-* ``maze`` (spatial / control): walk from S to G in a generated maze; optimum by BFS;
-* ``mastermind`` (logical): find a hidden code from black/white feedback; the reference
-  guesses the first code consistent with every answer so far;
-* ``twenty_four`` (mathematical, one turn): make 24 from four numbers, each used once;
-* ``sequence`` (mathematical, one turn): the next term of a generated integer sequence.
+* ``hanoi`` (mathematical and logical, as KORGym files it): gather the disks on peg C
+  from a scrambled position; the optimum is computed exactly;
+* ``eight_puzzle`` (spatial and geometric): slide the tiles back to order; the optimum
+  is found by BFS;
+* ``maze`` (spatial and geometric): walk from S to G in a generated maze; optimum by BFS;
+* ``mastermind`` (puzzle, beside KORGym's Wordle): find a hidden code from black/white
+  feedback; the reference guesses the first code consistent with every answer so far;
+* ``twenty_four`` (mathematical and logical, one turn): make 24 from four numbers, each used once;
+* ``sequence`` (mathematical and logical, one turn): the next term of a generated integer sequence.
 
 Scores: a win or a solve within the turn limit scores 1 for nim, mastermind, twenty_four and
 sequence; the planning games (hanoi, eight_puzzle, maze) score optimum ÷ moves used when
 solved (1 for an optimal solution), 0 when not solved.
+
+Boards are drawn as text (``public["view"]`` and each observation's ``"view"``) for the
+page; the 8-puzzle and the maze take arrow keys there.
 """
 
 from __future__ import annotations
@@ -49,6 +54,10 @@ def _best_take(piles: list[int]) -> tuple[int, int]:
     return index, 1
 
 
+def _piles(piles: list[int]) -> str:
+    return "\n".join(f"pile {i + 1}: {'|' * p or '-'} ({p})" for i, p in enumerate(piles))
+
+
 class Nim(Game):
     dimension = "strategic"
     kind = Kind(
@@ -75,7 +84,7 @@ class Nim(Game):
             "player who takes the last object wins. Your opponent answers each move at "
             'once. Write a move as "take N from P".'
         )
-        public = {"text": text, "piles": piles, "turn_limit": sum(piles)}
+        public = {"text": text, "piles": piles, "turn_limit": sum(piles), "view": _piles(piles)}
         return public, {}
 
     def initial(self, public, hidden):
@@ -94,11 +103,15 @@ class Nim(Game):
         piles[pile] -= count
         if not any(piles):
             return {"piles": piles, "winner": "you"}, Step(
-                {"piles": piles, "result": "you win"}, True
+                {"piles": piles, "result": "you win", "view": _piles(piles)}, True
             )
         index, take = _best_take(piles)
         piles[index] -= take
-        reply = {"opponent": f"take {take} from {index + 1}", "piles": list(piles)}
+        reply = {
+            "opponent": f"take {take} from {index + 1}",
+            "piles": list(piles),
+            "view": _piles(piles),
+        }
         if not any(piles):
             reply["result"] = "the opponent took the last object: you lose"
             return {"piles": piles, "winner": "opponent"}, Step(reply, True)
@@ -148,8 +161,12 @@ def _hanoi_from(where: dict[int, str], n: int, target: str) -> list[str]:
     return moves
 
 
+def _pegs(pegs: dict[str, list[int]]) -> str:
+    return "\n".join(f"{peg}: {' '.join(map(str, pegs[peg])) or '-'}" for peg in "ABC")
+
+
 class Hanoi(Game):
-    dimension = "puzzle"
+    dimension = "mathematical_logical"
     kind = Kind(
         "hanoi",
         "Tower of Hanoi from a scrambled position",
@@ -175,7 +192,13 @@ class Hanoi(Game):
             + ". Gather every disk on peg C, moving one top disk at a time and never putting a "
             'disk on a smaller one. Write a move as "A C" (from peg A to peg C).'
         )  # fmt: skip
-        public = {"text": text, "pegs": pegs, "disks": n, "turn_limit": 3 * optimum + 5}
+        public = {
+            "text": text,
+            "pegs": pegs,
+            "disks": n,
+            "turn_limit": 3 * optimum + 5,
+            "view": _pegs(pegs),
+        }
         return public, {"optimum": optimum}
 
     def initial(self, public, hidden):
@@ -196,7 +219,8 @@ class Hanoi(Game):
         new = {peg: list(state[peg]) for peg in "ABC"} | {"optimum": state["optimum"]}
         new[target].append(new[source].pop())
         over = not new["A"] and not new["B"]
-        return new, Step({peg: list(new[peg]) for peg in "ABC"}, over)
+        pegs = {peg: list(new[peg]) for peg in "ABC"}
+        return new, Step({**pegs, "view": _pegs(pegs)}, over)
 
     def score(self, state, moves, public):
         if state["A"] or state["B"] or not moves:
@@ -248,8 +272,13 @@ def _solve(board: tuple[int, ...]) -> list[str]:
     raise ValueError("unsolvable board")
 
 
+def _tiles(board: tuple[int, ...]) -> str:
+    return "\n".join(" ".join(str(v or "_") for v in board[r * 3 : r * 3 + 3]) for r in range(3))
+
+
 class EightPuzzle(Game):
-    dimension = "spatial"
+    dimension = "spatial_geometric"
+    keys = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right"}
     kind = Kind(
         "eight_puzzle",
         "The 8-puzzle",
@@ -271,7 +300,12 @@ class EightPuzzle(Game):
             + "\nSlide tiles until the board reads 1 2 3 / 4 5 6 / 7 8 0. A move names where "
             "the blank goes: up, down, left or right."
         )
-        public = {"text": text, "board": list(board), "turn_limit": 4 * optimum + 10}
+        public = {
+            "text": text,
+            "board": list(board),
+            "turn_limit": 4 * optimum + 10,
+            "view": _tiles(board),
+        }
         return public, {"optimum": optimum}
 
     def initial(self, public, hidden):
@@ -284,7 +318,9 @@ class EightPuzzle(Game):
         board = _slide(state["board"], direction)
         if board is None:
             raise IllegalMove(f"the blank cannot move {direction}")
-        return {**state, "board": board}, Step({"board": list(board)}, board == GOAL)
+        return {**state, "board": board}, Step(
+            {"board": list(board), "view": _tiles(board)}, board == GOAL
+        )
 
     def score(self, state, moves, public):
         return state["optimum"] / moves if state["board"] == GOAL and moves else 0.0
@@ -298,8 +334,15 @@ class EightPuzzle(Game):
 STEPS = {"north": (-1, 0), "south": (1, 0), "west": (0, -1), "east": (0, 1)}
 
 
+def _walker(rows: list[str], at: tuple[int, int]) -> str:
+    """The maze with @ where the player stands."""
+    r, c = at
+    return "\n".join(row[:c] + "@" + row[c + 1 :] if i == r else row for i, row in enumerate(rows))
+
+
 class Maze(Game):
-    dimension = "spatial"
+    dimension = "spatial_geometric"
+    keys = {"ArrowUp": "north", "ArrowDown": "south", "ArrowLeft": "west", "ArrowRight": "east"}
     kind = Kind(
         "maze",
         "Walking a maze from S to G",
@@ -337,7 +380,12 @@ class Maze(Game):
             + "\n".join(rows)
             + "\nWalk to G. A move is north, south, east or west (one square)."
         )
-        public = {"text": text, "rows": rows, "turn_limit": 3 * len(path) + 10}
+        public = {
+            "text": text,
+            "rows": rows,
+            "turn_limit": 3 * len(path) + 10,
+            "view": _walker(rows, (1, 1)),
+        }
         return public, {"optimum": len(path)}
 
     def initial(self, public, hidden):
@@ -351,7 +399,9 @@ class Maze(Game):
         r, c = state["at"][0] + dr, state["at"][1] + dc
         if state["rows"][r][c] == "#":
             raise IllegalMove(f"a wall is in the way to the {direction}")
-        return {**state, "at": (r, c)}, Step({"at": [r, c]}, state["rows"][r][c] == "G")
+        return {**state, "at": (r, c)}, Step(
+            {"at": [r, c], "view": _walker(state["rows"], (r, c))}, state["rows"][r][c] == "G"
+        )
 
     def score(self, state, moves, public):
         r, c = state["at"]
@@ -393,7 +443,7 @@ def _feedback(code: str, guess: str) -> tuple[int, int]:
 
 
 class Mastermind(Game):
-    dimension = "logical"
+    dimension = "puzzle"
     kind = Kind(
         "mastermind",
         "Mastermind: find the hidden code",
@@ -511,7 +561,7 @@ def _solutions(numbers: list[int]) -> str | None:
 
 
 class TwentyFour(Game):
-    dimension = "mathematical"
+    dimension = "mathematical_logical"
     single_turn = True
     kind = Kind(
         "twenty_four",
@@ -560,7 +610,7 @@ class TwentyFour(Game):
 
 
 class Sequence(Game):
-    dimension = "mathematical"
+    dimension = "mathematical_logical"
     single_turn = True
     kind = Kind(
         "sequence",

@@ -17,6 +17,15 @@ from typing import Any
 
 from engine.core.families.base import Kind
 
+# KORGym's five text capability dimensions (its sixth, multimodal, has no text games).
+DIMENSIONS = {
+    "mathematical_logical": "Mathematical and logical reasoning",
+    "control_interaction": "Control and interaction reasoning",
+    "puzzle": "Puzzle reasoning",
+    "spatial_geometric": "Spatial and geometric reasoning",
+    "strategic": "Strategic reasoning",
+}
+
 
 class IllegalMove(ValueError):
     """A move the game does not allow now; ``str()`` says why (for the player)."""
@@ -31,11 +40,24 @@ class Step:
 
 
 class Game(ABC):
-    """One game. ``dimension`` is its KORGym capability dimension."""
+    """One game. ``dimension`` is its KORGym capability dimension (a key of ``DIMENSIONS``).
+
+    ``keys`` maps keyboard keys (``KeyboardEvent.key`` names, e.g. ``"ArrowUp"``) to the
+    move each plays, for games where a key press is the natural move in the browser.
+    A game whose board is worth drawing puts it, as text, in ``public["view"]`` at the
+    start and in each observation's ``"view"`` after a move; the page shows the latest.
+
+    ``score`` is in [0, 1] (1 = won / solved as well as the reference). Games whose KORGym
+    score is a count without a fixed top (2048's merged points, apples eaten) report it from
+    ``points`` and set ``log_scaled``: the capability-dimension mean log-transforms those
+    before normalising (``leaderboard.games_board``).
+    """
 
     kind: Kind
     dimension: str
     single_turn: bool = False
+    keys: Mapping[str, str] = {}
+    log_scaled: bool = False
 
     @abstractmethod
     def generate(self, rng, params: Mapping[str, int]) -> tuple[dict, dict]:
@@ -54,6 +76,10 @@ class Game(ABC):
     @abstractmethod
     def score(self, state: Any, moves: int, public: Mapping[str, Any]) -> float:
         """The game's score in [0, 1] for the state reached in ``moves`` moves."""
+
+    def points(self, state: Any, moves: int, public: Mapping[str, Any]) -> float:
+        """KORGym's own score for the game (the same as ``score`` unless ``log_scaled``)."""
+        return self.score(state, moves, public)
 
     @abstractmethod
     def reference(self, public: Mapping[str, Any], hidden: Mapping[str, Any]) -> list[str]:

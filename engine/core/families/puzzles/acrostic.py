@@ -81,6 +81,13 @@ def _split(rng, letters: str, most: int) -> list[tuple[str, str]] | None:
     return None
 
 
+def _gives_away(words: list[tuple[str, str]]) -> bool:
+    """Whether a clue holds an answer word (its own or another's): the acrostic is drawn
+    again rather than printed with a clue that answers a clue."""
+    answers = {word for word, _ in words}
+    return any(answers & set(re.findall(r"[A-Z]+", clue.upper())) for _, clue in words)
+
+
 class Acrostic(PuzzleKind):
     subtask_name = "word"
     kind = Kind(
@@ -109,7 +116,7 @@ class Acrostic(PuzzleKind):
             quote, source = rng.choice(pool)
             letters = "".join(ch for ch in quote.upper() if ch.isalpha())
             words = _split(rng, letters, most=len(LABELS))
-            if words:
+            if words and not _gives_away(words):
                 break
         else:  # pragma: no cover - never seen: the search succeeds within a few tries
             raise RuntimeError("no acrostic found")

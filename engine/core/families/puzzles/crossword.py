@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from engine.core.families.base import Kind, Parameter
@@ -76,15 +77,11 @@ def fill(rng, size: int, target: int, draws: int = 40, misses: int = 25):
     """(grid, placements): placements are (word, clue, row, col, across). Each round draws
     ``draws`` words and places the one that crosses the grid most (ties drawn at random);
     it stops at ``target`` entries or after ``misses`` rounds in which no word fitted."""
-    words = [
-        (w, clue_for(w, c)) for length in range(3, size + 1) for w, c in by_length().get(length, ())
-    ]
+    words, openers = _pool(size)
     grid = [[BLANK] * size for _ in range(size)]
-    longest = min(size, 12)
-    template = set(_tokens(INTRO)) | {"ACROSS", "DOWN"}
-    first = rng.choice(
-        [w for w in words if len(w[0]) >= max(3, longest - 2) and w[0] not in template]
-    )
+    template = _template()
+    word, definition = rng.choice(openers)
+    first = (word, clue_for(word, definition))
     row, col = size // 2, (size - len(first[0])) // 2
     _place(grid, first[0], row, col, True)
     placed = [(first[0], first[1], row, col, True)]
@@ -99,7 +96,8 @@ def fill(rng, size: int, target: int, draws: int = 40, misses: int = 25):
     missed = 0
     while len(placed) < target and missed < misses:
         options = []
-        for word, clue in rng.sample(words, draws):
+        for word, definition in rng.sample(words, draws):
+            clue = clue_for(word, definition)  # a written clue when one is active
             if word in used or word in clue_words or used & set(_tokens(clue)):
                 continue
             for i, own in enumerate(word):
@@ -125,6 +123,22 @@ def fill(rng, size: int, target: int, draws: int = 40, misses: int = 25):
         used.add(word)
         clue_words.update(_tokens(clue))
     return grid, placed
+
+
+@cache
+def _pool(size: int) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
+    """(every word that fits a grid of ``size``, the long ones a grid may open with), as
+    (word, definition): built once per size, not once per crossword."""
+    words = tuple(entry for length in range(3, size + 1) for entry in by_length().get(length, ()))
+    template = _template()
+    longest = min(size, 12)
+    openers = tuple((w, d) for w, d in words if len(w) >= max(3, longest - 2) and w not in template)
+    return words, openers
+
+
+@cache
+def _template() -> frozenset[str]:
+    return frozenset(_tokens(INTRO)) | {"ACROSS", "DOWN"}
 
 
 def _tokens(clue: str) -> list[str]:
