@@ -268,6 +268,11 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
         state["interactive"] = True
         state["moves"] = game_log(attempt)
         state["invalid_moves"] = attempt.invalid_moves
+        shown = [m["observation"] for m in state["moves"] if isinstance(m["observation"], dict)]
+        view = next((o["view"] for o in reversed(shown) if "view" in o), task.public.get("view"))
+        if view is not None:
+            state["view"] = view
+        state["keys"] = dict(get_family(task.family).keys(task.kind))
     if attempt.finished:
         from leaderboard.access import family_answer_is_secret
 

@@ -108,6 +108,14 @@ class AttemptSerializer(serializers.Serializer):
     interactive = serializers.BooleanField(required=False, help_text="a game played by moves")
     moves = GameMoveSerializer(many=True, required=False, help_text="a game's moves so far")
     invalid_moves = serializers.IntegerField(required=False)
+    view = serializers.CharField(
+        required=False, help_text="a game's board now, as text (games with a board)"
+    )
+    keys = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="keyboard keys that play a move (key name → move), for games played by keys",
+    )
 
 
 class ParameterSerializer(serializers.Serializer):

@@ -88,6 +88,13 @@ def attempt(request, attempt_id: int):
         families.expire_overdue_attempts(request.user)  # time is up: it ends, unsolved
         current.refresh_from_db()
     state = families.attempt_state(current)
+    for entry in state.get("moves", ()):  # what each move showed, the board apart
+        shown = entry["observation"]
+        entry["note"] = (
+            "; ".join(f"{key}: {value}" for key, value in shown.items() if key != "view")
+            if isinstance(shown, dict)
+            else str(shown)
+        )
     if current.deadline_at is not None and not current.finished:
         state["seconds_left"] = max(
             0, round((current.deadline_at - timezone.now()).total_seconds())

@@ -52,3 +52,38 @@ class GamePlayTests(BrowserTestCase):
 
     def test_a_tower_of_hanoi_gathered_on_c(self):
         self.play("hanoi", "A A", "two different pegs")
+
+    def test_an_eight_puzzle_played_with_the_arrow_keys(self):
+        """Arrow keys play moves (each page shows the board after the last one); a key that
+        names a move the board does not allow is refused like a typed one."""
+        page = self.start_browser()
+        self.log_in(page, "walker", PASSWORD, "/families/")
+        page.locator('tr[data-kind="eight_puzzle"]').get_by_role(
+            "button", name="easy", exact=True
+        ).click()
+        page.wait_for_url(re.compile(r"/families/attempts/\d+/$"))
+        attempt = orm(
+            lambda: FamilyAttempt.objects.select_related("task").get(
+                player__username="walker", task__kind="eight_puzzle"
+            )
+        )
+        task = attempt.task.to_core()
+        expect(page.locator("#game-view")).to_have_text(task.public["view"])
+        keys = {move: key for key, move in GAMES.keys("eight_puzzle").items()}
+        blank = task.public["board"].index(0)
+        blocked = "up" if blank < 3 else "down" if blank > 5 else None
+        if blocked:  # the blank is on an edge row: that arrow is refused
+            page.locator("body").press(keys[blocked])
+            expect(page.get_by_role("alert")).to_contain_text(f"cannot move {blocked}")
+        moves = GAMES.reference_answer(task).splitlines()
+        history: list[str] = []
+        for number, move in enumerate(moves, 1):
+            page.locator("body").press(keys[move])
+            view = GAMES.step(task, history, move)["observation"]["view"]
+            history.append(move)
+            expect(page.locator("#game-view")).to_have_text(view)
+            if number < len(moves):
+                expect(page.locator("#game-log li")).to_have_count(number)
+        expect(page.locator("#family-result-heading")).to_have_text("Correct")
+        done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
+        assert done.correct and done.moves == moves and done.invalid_moves == (1 if blocked else 0)

@@ -38,6 +38,10 @@ class Games(Family):
         public["single_turn"] = game.single_turn
         return public, hidden
 
+    def keys(self, kind: str) -> dict[str, str]:
+        """Keyboard keys that play a move of ``kind`` in the browser (key name → move)."""
+        return dict(self.games[kind].keys)
+
     # -- play -----------------------------------------------------------------------------
 
     def step(self, instance: FamilyInstance, history: Sequence[str], move: str) -> dict[str, Any]:
