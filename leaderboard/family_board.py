@@ -165,7 +165,7 @@ def _subtask_figures(round_name: str = "") -> dict[tuple, SubtaskFigures]:
     parse error: nothing read) counts as nothing completed and nothing right."""
     shares: dict[tuple, list[tuple[float, float, int, int]]] = defaultdict(list)
     attempts = (
-        counted_attempts()
+        counted_attempts(round_name)
         .filter(task__family__in=SUBTASK_FAMILIES)
         .values_list("task__family", "task__kind", "task__level", "model_name", "details")
     )

@@ -786,8 +786,10 @@ def family_profile(request):
 
 def family_board(request):
     """The task families' board: models and people per kind and level."""
+    from engine.core.families.games.common import DIMENSIONS
     from leaderboard.access import PUBLIC_ROUNDS
     from leaderboard.family_board import family_rows, level_figures
+    from leaderboard.games_board import dimension_rows, games_served
 
     rounds_with_tasks = list(
         Round.objects.filter(status__in=PUBLIC_ROUNDS, family_pins__isnull=False)
@@ -804,6 +806,9 @@ def family_board(request):
         "leaderboard/families.html",
         {
             "rows": rows,
+            "dimension_rows": dimension_rows(chosen),
+            "dimensions": DIMENSIONS,
+            "games_served": games_served(),
             "subtask_rows": [row for row in rows if row.subtasks is not None],
             "rounds_with_tasks": rounds_with_tasks,
             "chosen_round": chosen,

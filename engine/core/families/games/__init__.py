@@ -76,7 +76,12 @@ class Games(Family):
         game = self.games[instance.kind]
         state, over = game.replay(instance.public, instance.hidden, history)
         value = game.score(state, len(history), instance.public)
-        details = {"moves": len(history), "over": over, "dimension": game.dimension}
+        details = {
+            "moves": len(history),
+            "over": over,
+            "dimension": game.dimension,
+            "points": game.points(state, len(history), instance.public),
+        }
         return Score(value >= 1.0, value, details)
 
     # -- single shot: a whole game given as its moves, one a line ----------------------------
