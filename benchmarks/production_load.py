@@ -9,6 +9,7 @@ and time.
     .venv/bin/python benchmarks/production_load.py load --players 500 --think 5 --duration 60
     .venv/bin/python benchmarks/production_load.py saturate --levels 10,25,50,100
     .venv/bin/python benchmarks/production_load.py faults
+    .venv/bin/python benchmarks/production_load.py games --players 50 --think 1 --duration 60
 
 ``load``: every player plays Easy games one after another, a move every ``--think`` seconds
 on average (drawn 0.5-1.5x); half play over the HTTP API, half over a websocket (moves sent
@@ -19,6 +20,10 @@ event-loop lag (latency it adds itself), CPU per process group (web workers, Pos
 Redis, this generator: all share the machine) and what the server logged.
 ``BENCH_POOL_MAX`` sets the web workers' DATABASE_POOL_MAX (default 10).
 ``saturate``: closed loops with no think time at each concurrency level: moves/s and p95.
+``games``: every player plays the games family's games (every game, ``--level``, in a
+rotating order) over the HTTP API, the reference player's moves one every ``--think``
+seconds on average; prints per-move latency p50/p95/p99 (the request's round trip on
+loopback) for each game and over all moves, moves/s and errors.
 ``faults``: kills the Celery worker while it scores a 60,000-trajectory submission, kills a
 uvicorn worker under load, restarts Redis under load; prints what was lost and how long
 recovery took.
@@ -304,7 +309,7 @@ class Recorder:
                 continue
             cuts = statistics.quantiles(values, n=100)
             print(
-                f"  {transport:5}: n={len(values):6}  p50 {cuts[49] * 1000:7.1f} ms  "
+                f"  {transport:12}: n={len(values):6}  p50 {cuts[49] * 1000:7.1f} ms  "
                 f"p95 {cuts[94] * 1000:7.1f} ms  p99 {cuts[98] * 1000:7.1f} ms"
             )
         if len(self.loop_lag) > 1:
@@ -536,6 +541,93 @@ def saturate(args) -> None:
             players = players[level:]
 
 
+def seed_game_players(running: Stack, players: int, level: str, per_game: int) -> list[dict]:
+    """Users with tokens, and game tasks of every game with the reference's moves (computed
+    in the stack's own process, so the players only replay them)."""
+    script = f"""
+import json
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+from engine import families
+from engine.core.families.base import get_family
+games = get_family("games")
+tasks = []
+for kind in sorted(games.kinds):
+    made = families.do_generate_family_tasks("games", kind, count={per_game}, level="{level}")
+    for task in made.tasks:
+        tasks.append({{"id": task.pk, "kind": kind,
+                      "moves": games.reference_answer(task.to_core()).splitlines()}})
+keys = [Token.objects.create(user=User.objects.create_user(f"gamer-{{n}}")).key
+        for n in range({players})]
+print(json.dumps({{"tasks": tasks, "keys": keys}}))
+"""
+    return json.loads(running.manage("shell", "-c", script).strip().splitlines()[-1])
+
+
+async def run_games(running: Stack, seeded: dict, think: float, seconds: float) -> Recorder:
+    import httpx
+
+    recorder = Recorder()
+    deadline = time.monotonic() + seconds
+    tls = ssl.create_default_context()
+    tasks = seeded["tasks"]
+
+    async def play(index: int, key: str) -> None:
+        rng = random.Random(index)
+        await asyncio.sleep(rng.uniform(0, think))
+        headers = {"Authorization": f"Token {key}"}
+        order = tasks[index % len(tasks) :] + tasks[: index % len(tasks)]
+        async with httpx.AsyncClient(timeout=30, verify=tls) as client:
+            for task in order:
+                if time.monotonic() >= deadline:
+                    return
+                try:
+                    started = await client.post(
+                        f"{running.base}/api/v1/family-attempts/",
+                        json={"task": task["id"]},
+                        headers=headers,
+                    )
+                    if started.status_code not in (200, 201):
+                        recorder.errors.append(f"start {started.status_code}")
+                        continue
+                    url = f"{running.base}/api/v1/family-attempts/{started.json()['id']}/moves/"
+                    for move in task["moves"]:
+                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                        if time.monotonic() >= deadline:
+                            return
+                        begun = time.monotonic()
+                        moved = await client.post(url, json={"move": move}, headers=headers)
+                        took = time.monotonic() - begun
+                        recorder.latency.setdefault(task["kind"], []).append(took)
+                        recorder.latency["http"].append(took)
+                        recorder.moves += 1
+                        if moved.status_code != 200:
+                            recorder.errors.append(f"{task['kind']} move {moved.status_code}")
+                except Exception as error:  # recorded; the player goes on
+                    recorder.errors.append(f"{task['kind']} {error.__class__.__name__}")
+                    await asyncio.sleep(1)
+
+    await asyncio.gather(*(play(index, key) for index, key in enumerate(seeded["keys"])))
+    return recorder
+
+
+def games(args) -> None:
+    with stack(args.web_workers) as running:
+        seeded = seed_game_players(running, args.players, args.level, per_game=2)
+        running.start_web()
+        print(
+            f"{args.players} players, games at level {args.level}, think {args.think} s, "
+            f"{args.duration} s, {args.web_workers} uvicorn workers, moves over HTTP "
+            f"(row 'http' = every move)"
+        )
+        cpu = CpuUse(running)
+        started = time.monotonic()
+        recorder = asyncio.run(run_games(running, seeded, args.think, args.duration))
+        recorder.report(time.monotonic() - started)
+        cpu.report(time.monotonic() - started)
+        print("server log (other than INFO):\n" + (running.server_errors() or "  nothing"))
+
+
 def faults(args) -> None:
     with stack(args.web_workers) as running:
         # Fresh players for each load scenario: a finished session is not played again.
@@ -641,16 +733,17 @@ def _restart_redis(running: Stack) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["load", "saturate", "faults"])
+    parser.add_argument("mode", choices=["load", "saturate", "faults", "games"])
     parser.add_argument("--players", type=int, default=500)
     parser.add_argument("--think", type=float, default=5.0, help="mean seconds between moves")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (≤ 600)")
     parser.add_argument("--ws-share", type=float, default=0.5, help="share of websocket players")
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--levels", default="10,25,50,100")
+    parser.add_argument("--level", default="medium", help="games: the games' level")
     args = parser.parse_args()
     args.duration = min(args.duration, 600.0)
-    {"load": load, "saturate": saturate, "faults": faults}[args.mode](args)
+    {"load": load, "saturate": saturate, "faults": faults, "games": games}[args.mode](args)
 
 
 if __name__ == "__main__":
