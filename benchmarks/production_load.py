@@ -44,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -294,24 +295,43 @@ print(json.dumps(out))
     return json.loads(running.manage("shell", "-c", script).strip().splitlines()[-1])
 
 
-class Recorder:
+class Timed(list):
+    """Latencies, each with when it was recorded (to tell the ramp-up from the rest)."""
+
     def __init__(self) -> None:
+        super().__init__()
+        self.at: list[float] = []
+
+    def append(self, value: float) -> None:
+        super().append(value)
+        self.at.append(time.monotonic())
+
+
+class Recorder:
+    def __init__(self, ramp: float = 0.0) -> None:
         # Moves over each transport, and session starts (over HTTP, for both).
-        self.latency: dict[str, list[float]] = {"http": [], "ws": [], "start": []}
+        self.latency: dict[str, Timed] = defaultdict(Timed)
+        for transport in ("http", "ws", "start"):
+            self.latency[transport] = Timed()
         self.errors: list[str] = []
         self.moves = 0
         self.loop_lag: list[float] = []
+        # Players arrive over the first ``ramp`` seconds (hundreds of session starts and
+        # connections a second): figures after it are printed apart as the steady state.
+        self.steady_from = time.monotonic() + 2 * ramp if ramp else None
 
     def report(self, seconds: float) -> None:
         print(f"moves: {self.moves} in {seconds:.0f} s = {self.moves / seconds:.1f} moves/s")
-        for transport, values in self.latency.items():
-            if not values:
-                continue
-            cuts = statistics.quantiles(values, n=100)
-            print(
-                f"  {transport:12}: n={len(values):6}  p50 {cuts[49] * 1000:7.1f} ms  "
-                f"p95 {cuts[94] * 1000:7.1f} ms  p99 {cuts[98] * 1000:7.1f} ms"
-            )
+        self._quantiles(self.latency)
+        if self.steady_from is not None:
+            print("  steady state (after twice the arrival period):")
+            steady = {
+                transport: [
+                    v for v, at in zip(values, values.at, strict=True) if at >= self.steady_from
+                ]
+                for transport, values in self.latency.items()
+            }
+            self._quantiles(steady)
         if len(self.loop_lag) > 1:
             cuts = statistics.quantiles(self.loop_lag, n=100)
             print(
@@ -321,6 +341,17 @@ class Recorder:
         print(f"errors: {len(self.errors)}")
         for error in sorted(set(self.errors))[:10]:
             print(f"  {self.errors.count(error)} x {error}")
+
+    @staticmethod
+    def _quantiles(latency) -> None:
+        for transport, values in latency.items():
+            if len(values) < 2:
+                continue
+            cuts = statistics.quantiles(values, n=100)
+            print(
+                f"  {transport:12}: n={len(values):6}  p50 {cuts[49] * 1000:7.1f} ms  "
+                f"p95 {cuts[94] * 1000:7.1f} ms  p99 {cuts[98] * 1000:7.1f} ms"
+            )
 
 
 async def http_player(base, player, index, think, deadline, recorder, client):
@@ -429,7 +460,7 @@ async def run_load(
 ) -> Recorder:
     import httpx
 
-    recorder = Recorder()
+    recorder = Recorder(ramp=think)
     deadline = time.monotonic() + seconds
 
     # One TLS context for every client (plain HTTP here, but httpx builds a context per
@@ -598,7 +629,7 @@ async def run_games(running: Stack, seeded: dict, think: float, seconds: float) 
                         begun = time.monotonic()
                         moved = await client.post(url, json={"move": move}, headers=headers)
                         took = time.monotonic() - begun
-                        recorder.latency.setdefault(task["kind"], []).append(took)
+                        recorder.latency[task["kind"]].append(took)
                         recorder.latency["http"].append(took)
                         recorder.moves += 1
                         if moved.status_code != 200:
