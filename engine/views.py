@@ -30,6 +30,17 @@ def render_book(text: str) -> str:
 
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
+HEADINGS = ("h1", "h2", "h3", "h4")
+
+
+def render_docs(text: str) -> str:
+    """A docs page's Markdown as HTML whose headings carry ids (``{#id}`` after a heading,
+    else one made from its words), so pages and the board can link to a section."""
+    html = markdown.markdown(text, extensions=["tables", "sane_lists", "attr_list", "toc"])
+    attributes = {tag: set(nh3.ALLOWED_ATTRIBUTES.get(tag, ())) for tag in nh3.ALLOWED_TAGS}
+    for tag in HEADINGS:
+        attributes[tag] = attributes.get(tag, set()) | {"id"}
+    return mark_safe(nh3.clean(html, attributes=attributes))
 
 
 def docs_page(request, page: str):
@@ -42,7 +53,7 @@ def docs_page(request, page: str):
     text = re.sub(r"\]\(([a-z0-9-]+)\.md\)", r"](../\1/)", source.read_text(encoding="utf-8"))
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), page)
     return render(
-        request, "docs_page.html", {"title": title, "body": render_book(text), "page": page}
+        request, "docs_page.html", {"title": title, "body": render_docs(text), "page": page}
     )
 
 
