@@ -101,6 +101,14 @@ MOVE_LINE = re.compile(r"^\s*\**\s*move\s*\**\s*[:：]\s*\**\s*(.+?)\s*\**\s*$",
 MAX_PARSE_ERRORS = 3
 
 
+def _shown(observation) -> str:
+    """What a move showed, for the model: the facts as JSON, a board as its lines."""
+    if isinstance(observation, dict) and isinstance(observation.get("view"), str):
+        facts = {key: value for key, value in observation.items() if key != "view"}
+        return f"Result: {json.dumps(facts)}\nBoard now:\n{observation['view']}"
+    return f"Result: {json.dumps(observation)}"
+
+
 def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | None:
     """One multi-turn game, move by move: the model is sent the rules and the start, replies
     with one "Move: …" line a turn and is told what each move showed (or why it was
@@ -154,9 +162,7 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
                 continue
             history.append(found[-1])
             over = result["over"] or len(history) >= limit
-            messages.append(
-                {"role": "user", "content": f"Result: {json.dumps(result['observation'])}"}
-            )
+            messages.append({"role": "user", "content": _shown(result["observation"])})
     score = family.finish(instance, history)
     finished = timezone.now()
     attempt, _ = FamilyAttempt.objects.update_or_create(

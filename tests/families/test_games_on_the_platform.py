@@ -13,14 +13,17 @@ from io import StringIO
 import pytest
 import time_machine
 from django.core.management import call_command
+from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from benchmark.fake_llm import FakeChatServer, FakeResponse
 from engine import families
 from engine.core.families.base import get_family
+from engine.core.families.games.common import DIMENSIONS
 from engine.models import FamilyAttempt
 from leaderboard.family_board import family_rows
+from leaderboard.games_board import dimension_rows
 
 pytestmark = pytest.mark.django_db(transaction=True)
 GAMES = get_family("games")
@@ -131,3 +134,47 @@ def test_a_game_whose_time_ran_out_scores_the_moves_made(make_user, path):
     assert attempt.finished_at == attempt.deadline_at and attempt.moves == moves[:1]
     assert attempt.answer == moves[0] and attempt.correct is False and attempt.value == 0.0
     assert attempt.details["moves"] == 1 and attempt.details["dimension"] == "mathematical_logical"
+
+
+def test_chat_models_through_every_game_give_rows_per_game_and_dimension():
+    """Two chat models behind the local fake server play every game (``--kind all``): one
+    replays the reference moves, reading only the prompts it is sent; the other never
+    names a move. Every game gets its rows, and both get KORGym dimension figures."""
+    plans = {}
+    for kind in sorted(GAMES.kinds):
+        task = families.do_generate_family_tasks("games", kind, count=1, level="easy").tasks[0]
+        plans[task.public["text"]] = GAMES.reference_answer(task.to_core()).splitlines()
+
+    def script(request):
+        messages = request.messages
+        if request.body.get("model") == "fumbler":
+            return FakeResponse(content="I am not sure what to do.")
+        plan = next(p for text, p in plans.items() if messages[0]["content"].startswith(text))
+        played = sum(
+            1 for m in messages if m["role"] == "user" and m["content"].startswith("Result:")
+        )
+        return FakeResponse(content=f"Move: {plan[played]}")
+
+    with FakeChatServer(script) as server:
+        for model in ("replayer", "fumbler"):
+            out = StringIO()
+            call_command(
+                "run_family_tasks", "--family", "games", "--kind", "all", "--level", "easy",
+                "--model", model, "--base-url", server.base_url, "--count", "1",
+                "--concurrency", "1", stdout=out,
+            )  # fmt: skip
+            assert out.getvalue().count("1 played") == len(GAMES.kinds)
+    rows = {(r.player, r.kind): r for r in family_rows() if r.family == "games"}
+    for kind in GAMES.kinds:
+        assert rows[("replayer", kind)].success_rate == 1.0
+        assert rows[("fumbler", kind)].success_rate == 0.0
+        assert rows[("fumbler", kind)].parse_error_rate == 1.0
+    dimensions = {row.player: row for row in dimension_rows()}
+    assert dimensions["replayer"].games == dimensions["fumbler"].games == len(GAMES.kinds)
+    assert dimensions["replayer"].overall == 1.0 and dimensions["fumbler"].overall == 0.0
+    covered = {game.dimension for game in GAMES.games.values()}
+    assert dimensions["replayer"].dimensions == {
+        name: 1.0 if name in covered else None for name in DIMENSIONS
+    }
+    page = Client().get("/leaderboard/families/").content.decode()
+    assert '<tr data-player="replayer" data-level="easy">' in page

@@ -25,7 +25,9 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="", help="the API; empty for a built-in")
         parser.add_argument("--api-key-env", default="", help="variable holding the API key")
         parser.add_argument("--family", default="simple")
-        parser.add_argument("--kind", required=True)
+        parser.add_argument(
+            "--kind", required=True, help="a kind, several separated by commas, or all"
+        )
         parser.add_argument("--level", default="easy")
         parser.add_argument("--count", type=int, default=10)
         parser.add_argument("--seed", type=int, default=0)
@@ -45,23 +47,17 @@ class Command(BaseCommand):
             raise CommandError("--runs must be between 1 and 100")
         try:
             family = get_family(o["family"])
-            family.kind(o["kind"])
+            kinds = (
+                sorted(family.kinds)
+                if o["kind"] == "all"
+                else [kind.strip() for kind in o["kind"].split(",") if kind.strip()]
+            )
+            for kind in kinds:
+                family.kind(kind)
         except FamilyError as error:
             raise CommandError(str(error)) from None
-        if o["round"]:
-            tasks = _round_tasks(o["round"], family.name, o["kind"], o["level"])
-        elif getattr(family, "imported", False):
-            # A human-written family (unpuzzles): every stored task of the kind.
-            tasks = list(FamilyTask.objects.filter(family=family.name, kind=o["kind"]))
-            if not tasks:
-                raise CommandError(f"no {family.name}/{o['kind']} tasks stored: import them first")
-        else:
-            try:
-                tasks = do_generate_family_tasks(
-                    o["family"], o["kind"], count=o["count"], seed=o["seed"], level=o["level"]
-                ).tasks
-            except FamilyError as error:
-                raise CommandError(str(error)) from None
+        if not kinds:
+            raise CommandError("name a kind (or several, separated by commas, or all)")
         client = None
         if o["base_url"]:
             try:
@@ -71,6 +67,28 @@ class Command(BaseCommand):
             except LLMConfigError as error:
                 raise CommandError(str(error)) from None
         user, _ = User.objects.get_or_create(username=o["as_user"])
+        try:
+            for kind in kinds:
+                self._play_kind(family, kind, o, client, user)
+        finally:
+            if client is not None:
+                client.close()
+
+    def _play_kind(self, family, kind: str, o: dict, client, user) -> None:
+        if o["round"]:
+            tasks = _round_tasks(o["round"], family.name, kind, o["level"])
+        elif getattr(family, "imported", False):
+            # A human-written family (unpuzzles): every stored task of the kind.
+            tasks = list(FamilyTask.objects.filter(family=family.name, kind=kind))
+            if not tasks:
+                raise CommandError(f"no {family.name}/{kind} tasks stored: import them first")
+        else:
+            try:
+                tasks = do_generate_family_tasks(
+                    family.name, kind, count=o["count"], seed=o["seed"], level=o["level"]
+                ).tasks
+            except FamilyError as error:
+                raise CommandError(str(error)) from None
         try:
             result = play_family_tasks(
                 tasks,
@@ -84,11 +102,8 @@ class Command(BaseCommand):
         except (ValidationError, ValueError) as error:
             message = error.messages[0] if isinstance(error, ValidationError) else str(error)
             raise CommandError(message) from None
-        finally:
-            if client is not None:
-                client.close()
         self.stdout.write(
-            f"{o['model']} on {o['family']}/{o['kind']}: {result.attempts} "
+            f"{o['model']} on {family.name}/{kind}: {result.attempts} "
             f"played, {result.correct} correct, {result.parse_errors} parse error(s), "
             f"{result.failed} failed (API), {result.skipped} already stored"
         )
