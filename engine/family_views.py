@@ -88,6 +88,14 @@ def attempt(request, attempt_id: int):
         families.expire_overdue_attempts(request.user)  # time is up: it ends, unsolved
         current.refresh_from_db()
     state = families.attempt_state(current)
+    if current.task.kind == "logic_grid":
+        # The matrix's columns: every category but the people's names (the rows). Never
+        # rely on the order of a JSON object's keys: PostgreSQL's jsonb reorders them.
+        state["logic_columns"] = [
+            (category, values)
+            for category, values in current.task.public["variables"].items()
+            if category != "names"
+        ]
     for entry in state.get("moves", ()):  # what each move showed, the board apart
         shown = entry["observation"]
         entry["note"] = (
@@ -201,7 +209,7 @@ def form_answer(task: FamilyTask, post) -> object:
     people = []
     for e, name in enumerate(variables["names"]):
         row = {"names": name}
-        for category in list(variables)[1:]:
+        for category in (c for c in variables if c != "names"):
             value = post.get(f"pick-{e}-{category}", "")
             if value:
                 row[category] = value[:200]

@@ -143,3 +143,33 @@ def test_structured_answers_over_the_api(make_user):
     too_deep = client.post(other_url, deep, content_type="application/json")
     assert too_deep.status_code == 400
     assert FamilyTask.objects.filter(family="puzzles").count() == 1
+
+
+def test_a_logic_grid_page_does_not_rely_on_the_order_of_json_keys(make_user):
+    """PostgreSQL's jsonb keeps an object's keys sorted by length, not as written: "ages"
+    comes before "names". The matrix and the form read the people's names by key."""
+    task = families.do_generate_family_tasks("puzzles", "logic_grid", count=1, level="easy").tasks[
+        0
+    ]
+    variables = task.public["variables"]
+    reordered = {key: variables[key] for key in sorted(variables, key=lambda k: k == "names")}
+    assert next(iter(reordered)) != "names"
+    task.public = {**task.public, "variables": reordered}
+    task.save(update_fields=["public"])
+    player = make_user("matrix")
+    client = Client()
+    client.force_login(player)
+    attempt, _ = families.start_attempt(player, task)
+    page = client.get(f"/families/attempts/{attempt.pk}/").content.decode()
+    names = variables["names"]
+    for e, name in enumerate(names):
+        assert f'<th scope="row">{name}</th>' in page
+        for category in variables:
+            assert (f'name="pick-{e}-{category}"' in page) == (category != "names")
+    form = {}
+    for row in task.hidden["solution"]:
+        e = names.index(row["names"])
+        form.update({f"pick-{e}-{cat}": value for cat, value in row.items() if cat != "names"})
+    client.post(f"/families/attempts/{attempt.pk}/", form)
+    attempt.refresh_from_db()
+    assert attempt.correct and attempt.details["em"] == 1
