@@ -57,6 +57,8 @@ BAD_MOVES = {
     "mastermind": ["RGB", "ZZZZ", ""],
     "twenty_four": ["24", "1 + 2", "__import__('os')", "(1 + 1) ** 5"],
     "sequence": ["seven", "3.5"],
+    "date_count": ["soon", "2024-13-45", "next week"],
+    "crypto_math": ["A=1", "hello", "A=1 A=2"],
 }
 
 

@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.core.families.base import Family, FamilyError, FamilyInstance, Score, register
-from engine.core.families.games.classic import GAMES
+from engine.core.families.games.arithmetic import ARITHMETIC_GAMES
+from engine.core.families.games.classic import CLASSIC_GAMES
 from engine.core.families.games.common import IllegalMove
 
+GAMES = (*CLASSIC_GAMES, *ARITHMETIC_GAMES)
 DIMENSIONS = {game.kind.name: game.dimension for game in GAMES}
 
 

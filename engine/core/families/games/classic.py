@@ -667,4 +667,4 @@ class Sequence(Game):
         return [str(hidden["answer"])]
 
 
-GAMES = (Nim(), Hanoi(), EightPuzzle(), Maze(), Mastermind(), TwentyFour(), Sequence())
+CLASSIC_GAMES = (Nim(), Hanoi(), EightPuzzle(), Maze(), Mastermind(), TwentyFour(), Sequence())
