@@ -59,6 +59,8 @@ BAD_MOVES = {
     "sequence": ["seven", "3.5"],
     "date_count": ["soon", "2024-13-45", "next week"],
     "crypto_math": ["A=1", "hello", "A=1 A=2"],
+    "tic_tac_toe": ["4 1", "middle", "0 0"],
+    "lights_out": ["9 9", "press", "0 1"],
 }
 
 
