@@ -61,6 +61,8 @@ BAD_MOVES = {
     "crypto_math": ["A=1", "hello", "A=1 A=2"],
     "tic_tac_toe": ["4 1", "middle", "0 0"],
     "lights_out": ["9 9", "press", "0 1"],
+    "game_2048": ["north", "jump", "upwards"],
+    "snake": ["north", "fly", "u-turn"],
 }
 
 

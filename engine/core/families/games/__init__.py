@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.core.families.base import Family, FamilyError, FamilyInstance, Score, register
+from engine.core.families.games.arcade import ARCADE_GAMES
 from engine.core.families.games.arithmetic import ARITHMETIC_GAMES
 from engine.core.families.games.boards import BOARD_GAMES
 from engine.core.families.games.classic import CLASSIC_GAMES
 from engine.core.families.games.common import IllegalMove
 
-GAMES = (*CLASSIC_GAMES, *ARITHMETIC_GAMES, *BOARD_GAMES)
+GAMES = (*CLASSIC_GAMES, *ARITHMETIC_GAMES, *BOARD_GAMES, *ARCADE_GAMES)
 DIMENSIONS = {game.kind.name: game.dimension for game in GAMES}
 
 
