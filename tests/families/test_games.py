@@ -63,6 +63,8 @@ BAD_MOVES = {
     "lights_out": ["9 9", "press", "0 1"],
     "game_2048": ["north", "jump", "upwards"],
     "snake": ["north", "fly", "u-turn"],
+    "wordle": ["ZZZZZ", "AB", "12345", "QXJZV"],
+    "minesweeper": ["reveal 0 0", "dig 1 1", "flag 99 1", "unflag 1 1"],
 }
 
 

@@ -20,8 +20,9 @@ from engine.core.families.games.arithmetic import ARITHMETIC_GAMES
 from engine.core.families.games.boards import BOARD_GAMES
 from engine.core.families.games.classic import CLASSIC_GAMES
 from engine.core.families.games.common import IllegalMove
+from engine.core.families.games.deduction import DEDUCTION_GAMES
 
-GAMES = (*CLASSIC_GAMES, *ARITHMETIC_GAMES, *BOARD_GAMES, *ARCADE_GAMES)
+GAMES = (*CLASSIC_GAMES, *ARITHMETIC_GAMES, *BOARD_GAMES, *ARCADE_GAMES, *DEDUCTION_GAMES)
 DIMENSIONS = {game.kind.name: game.dimension for game in GAMES}
 
 
