@@ -16,13 +16,13 @@ from typing import Any
 
 from engine.core.families.base import Family, FamilyError, FamilyInstance, Score, register
 from engine.core.families.games.arcade import ARCADE_GAMES
-from engine.core.families.games.arithmetic import ARITHMETIC_GAMES
 from engine.core.families.games.boards import BOARD_GAMES
 from engine.core.families.games.classic import CLASSIC_GAMES
 from engine.core.families.games.common import IllegalMove
-from engine.core.families.games.deduction import DEDUCTION_GAMES
+from engine.core.families.games.hidden import HIDDEN_GAMES
+from engine.core.families.games.reckoning import RECKONING_GAMES
 
-GAMES = (*CLASSIC_GAMES, *ARITHMETIC_GAMES, *BOARD_GAMES, *ARCADE_GAMES, *DEDUCTION_GAMES)
+GAMES = (*CLASSIC_GAMES, *RECKONING_GAMES, *BOARD_GAMES, *ARCADE_GAMES, *HIDDEN_GAMES)
 DIMENSIONS = {game.kind.name: game.dimension for game in GAMES}
 
 

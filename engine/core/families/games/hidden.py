@@ -328,4 +328,4 @@ class Minesweeper(Game):
         return list(hidden["reference"])
 
 
-DEDUCTION_GAMES = (Wordle(), Minesweeper())
+HIDDEN_GAMES = (Wordle(), Minesweeper())

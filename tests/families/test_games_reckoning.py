@@ -12,8 +12,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from engine.core.families.games.arithmetic import CryptoMath, DateCount
 from engine.core.families.games.common import IllegalMove
+from engine.core.families.games.reckoning import CryptoMath, DateCount
 
 LEVELS = ["easy", "medium", "hard"]
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]

@@ -280,4 +280,4 @@ def _holds(words: list[str], total: str, given: dict[str, int]) -> bool:
     return sum(value(w) for w in words) == value(total)
 
 
-ARITHMETIC_GAMES = (DateCount(), CryptoMath())
+RECKONING_GAMES = (DateCount(), CryptoMath())

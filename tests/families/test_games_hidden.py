@@ -10,7 +10,7 @@ import random
 import pytest
 
 from engine.core.families.games.common import IllegalMove
-from engine.core.families.games.deduction import Minesweeper, Wordle, _feedback, _words
+from engine.core.families.games.hidden import Minesweeper, Wordle, _feedback, _words
 
 
 def _make(game, seed: int, level: str):
