@@ -65,6 +65,7 @@ BAD_MOVES = {
     "snake": ["north", "fly", "u-turn"],
     "wordle": ["ZZZZZ", "AB", "12345", "QXJZV"],
     "minesweeper": ["reveal 0 0", "dig 1 1", "flag 99 1", "unflag 1 1"],
+    "sokoban": ["north", "jump", "push"],
 }
 
 

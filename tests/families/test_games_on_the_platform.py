@@ -178,3 +178,23 @@ def test_chat_models_through_every_game_give_rows_per_game_and_dimension():
     }
     page = Client().get("/leaderboard/families/").content.decode()
     assert '<tr data-player="replayer" data-level="easy">' in page
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES.kinds))
+def test_every_game_has_a_page_to_play_it_on(make_user, kind):
+    """Each game's page: the rules, the board as the server draws it, a move box, and the
+    keys the game takes; never a secret of the game (checked where it is a string)."""
+    player = make_user(f"page-{kind}")
+    client = Client()
+    client.force_login(player)
+    response = client.post("/families/play/", {"family": "games", "kind": kind, "level": "easy"})
+    assert response.status_code == 302
+    page = client.get(response["Location"]).content.decode()
+    attempt = FamilyAttempt.objects.get(player=player)
+    public, hidden = attempt.task.public, attempt.task.hidden
+    assert 'id="move"' in page and 'id="family-submit"' in page
+    assert ('id="game-view"' in page) == ("view" in public)
+    assert ('id="game-keys"' in page) == bool(GAMES.keys(kind))
+    for secret in ("secret", "code", "solution"):
+        if isinstance(hidden.get(secret), str):
+            assert hidden[secret] not in page

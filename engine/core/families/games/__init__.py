@@ -21,8 +21,16 @@ from engine.core.families.games.classic import CLASSIC_GAMES
 from engine.core.families.games.common import IllegalMove
 from engine.core.families.games.hidden import HIDDEN_GAMES
 from engine.core.families.games.reckoning import RECKONING_GAMES
+from engine.core.families.games.sokoban_rooms import SOKOBAN_GAMES
 
-GAMES = (*CLASSIC_GAMES, *RECKONING_GAMES, *BOARD_GAMES, *ARCADE_GAMES, *HIDDEN_GAMES)
+GAMES = (
+    *CLASSIC_GAMES,
+    *RECKONING_GAMES,
+    *BOARD_GAMES,
+    *ARCADE_GAMES,
+    *HIDDEN_GAMES,
+    *SOKOBAN_GAMES,
+)
 DIMENSIONS = {game.kind.name: game.dimension for game in GAMES}
 
 
