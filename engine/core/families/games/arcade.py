@@ -24,19 +24,13 @@ import random
 from collections import deque
 
 from engine.core.families.base import Kind, Parameter
-from engine.core.families.games.common import Game, IllegalMove, Step
-
-ARROWS = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right"}
-SHORT = {"u": "up", "d": "down", "l": "left", "r": "right"}
-
-
-def _direction(move: str) -> str:
-    word = move.strip().lower().rstrip(".")
-    word = SHORT.get(word, word)
-    if word not in ("up", "down", "left", "right"):
-        raise IllegalMove("a move is up, down, left or right")
-    return word
-
+from engine.core.families.games.common import (
+    ARROW_KEYS,
+    Game,
+    IllegalMove,
+    Step,
+    read_direction,
+)
 
 # -- 2048 ---------------------------------------------------------------------------------
 
@@ -107,7 +101,7 @@ def _worth(board: tuple[int, ...]) -> float:
 
 class Game2048(Game):
     dimension = "strategic"
-    keys = ARROWS
+    keys = ARROW_KEYS
     log_scaled = True
     kind = Kind(
         "game_2048",
@@ -162,7 +156,7 @@ class Game2048(Game):
         }
 
     def play(self, state, move):
-        direction = _direction(move)
+        direction = read_direction(move)
         board, gained = _shift(state["board"], direction)
         if board == state["board"]:
             raise IllegalMove(f"moving {direction} changes nothing")
@@ -227,7 +221,7 @@ def _apple(seed: int, eaten: int, n: int, body: tuple) -> tuple[int, int]:
 
 class Snake(Game):
     dimension = "control_interaction"
-    keys = ARROWS
+    keys = ARROW_KEYS
     log_scaled = True
     kind = Kind(
         "snake",
@@ -296,7 +290,7 @@ class Snake(Game):
         return "\n".join([wall, *("#" + "".join(row) + "#" for row in rows), wall])
 
     def play(self, state, move):
-        direction = _direction(move)
+        direction = read_direction(move)
         if len(state["body"]) > 1 and direction == OPPOSITE[state["heading"]]:
             raise IllegalMove(f"the snake cannot turn straight back ({direction})")
         n = state["n"]

@@ -30,7 +30,13 @@ from collections import deque
 from fractions import Fraction
 
 from engine.core.families.base import Kind, Parameter
-from engine.core.families.games.common import Game, IllegalMove, Step
+from engine.core.families.games.common import (
+    ARROW_KEYS,
+    Game,
+    IllegalMove,
+    Step,
+    read_direction,
+)
 
 # -- nim ---------------------------------------------------------------------------------
 
@@ -278,7 +284,7 @@ def _tiles(board: tuple[int, ...]) -> str:
 
 class EightPuzzle(Game):
     dimension = "spatial_geometric"
-    keys = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right"}
+    keys = ARROW_KEYS
     kind = Kind(
         "eight_puzzle",
         "The 8-puzzle",
@@ -312,9 +318,7 @@ class EightPuzzle(Game):
         return {"board": tuple(public["board"]), "optimum": hidden["optimum"]}
 
     def play(self, state, move):
-        direction = move.strip().lower().rstrip(".")
-        if direction not in SHIFT:
-            raise IllegalMove("a move is up, down, left or right")
+        direction = read_direction(move)
         board = _slide(state["board"], direction)
         if board is None:
             raise IllegalMove(f"the blank cannot move {direction}")

@@ -31,6 +31,20 @@ class IllegalMove(ValueError):
     """A move the game does not allow now; ``str()`` says why (for the player)."""
 
 
+# The arrow keys of the games moved by direction, and the directions' short forms.
+ARROW_KEYS = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right"}
+SHORT_DIRECTIONS = {"u": "up", "d": "down", "l": "left", "r": "right"}
+
+
+def read_direction(move: str) -> str:
+    """up, down, left or right from a move ("Up.", "u"…); ``IllegalMove`` otherwise."""
+    word = move.strip().lower().rstrip(".")
+    word = SHORT_DIRECTIONS.get(word, word)
+    if word not in ("up", "down", "left", "right"):
+        raise IllegalMove("a move is up, down, left or right")
+    return word
+
+
 @dataclass(frozen=True)
 class Step:
     """What one accepted move shows the player, and whether the game is over."""

@@ -13,10 +13,15 @@ from __future__ import annotations
 from collections import deque
 
 from engine.core.families.base import Kind, Parameter
-from engine.core.families.games.common import Game, IllegalMove, Step
+from engine.core.families.games.common import (
+    ARROW_KEYS,
+    Game,
+    IllegalMove,
+    Step,
+    read_direction,
+)
 
 STEPS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
-SHORT = {"u": "up", "d": "down", "l": "left", "r": "right"}
 SEARCH_LIMIT = 60_000  # (player, boxes) states a room's optimum may take to find
 
 
@@ -91,7 +96,7 @@ def _shortest(walls, goals, boxes, player, size) -> list[str] | None:
 
 class Sokoban(Game):
     dimension = "spatial_geometric"
-    keys = {"ArrowUp": "up", "ArrowDown": "down", "ArrowLeft": "left", "ArrowRight": "right"}
+    keys = ARROW_KEYS
     kind = Kind(
         "sokoban",
         "Sokoban: push the boxes onto the goals",
@@ -166,10 +171,7 @@ class Sokoban(Game):
         }
 
     def play(self, state, move):
-        word = move.strip().lower().rstrip(".")
-        name = SHORT.get(word, word)
-        if name not in STEPS:
-            raise IllegalMove("a move is up, down, left or right")
+        name = read_direction(move)
         dr, dc = STEPS[name]
         size, walls, boxes = state["size"], state["walls"], state["boxes"]
         at = state["player"]
