@@ -43,6 +43,7 @@ from leaderboard.models import (
     ModelEntry,
     RotationNotice,
     Round,
+    StaleGroup,
     Submission,
 )
 from leaderboard.rounds import RoundError, RoundSpec
@@ -281,6 +282,22 @@ class ScopeFilter(admin.SimpleListFilter):
 
 def _with_ci(value: float, low: float, high: float) -> str:
     return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+@admin.register(StaleGroup)
+class StaleGroupAdmin(ReadOnlyAdmin):
+    """The recompute job's queue: each (model, domain, setting) whose board rows wait to be
+    recomputed, since when. Rows leave it only inside the recompute's committed
+    transaction, so a recompute whose worker died leaves them here for the next one."""
+
+    list_display = ("model", "domain", "setting", "marked_at")
+    list_filter = ("n_truths", "n_actions")
+    list_select_related = ("model", "domain")
+    ordering = ("marked_at",)
+
+    @admin.display(description="setting")
+    def setting(self, row: StaleGroup) -> str:
+        return f"{row.n_truths}/{row.n_actions}"
 
 
 @admin.register(BoardRow)

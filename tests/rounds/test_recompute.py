@@ -115,7 +115,7 @@ def test_a_prepared_rounds_instances_count_only_once_it_is_live(clock, grove, re
     assert (row.trajectories, row.success_rate) == (2, 0.5)
 
 
-def test_a_recompute_that_dies_midway_loses_no_stale_group(two_rounds, monkeypatch):
+def test_a_recompute_that_dies_midway_loses_no_stale_group(two_rounds, monkeypatch, staff):
     from leaderboard import recompute as module
     from leaderboard.models import ModelEntry
 
@@ -139,7 +139,11 @@ def test_a_recompute_that_dies_midway_loses_no_stale_group(two_rounds, monkeypat
         recompute()
     assert StaleGroup.objects.filter(model=alpha).count() == 1  # still queued
     assert board() == before  # nothing half-written
+    # Staff see the job's queue, with the group and since when it waits.
+    queue = staff.get("/admin/leaderboard/stalegroup/").content.decode()
+    assert "alpha" in queue and f"{row.n_truths}/{row.n_actions}" in queue
     # The next run (beat's, every ten minutes) picks it up.
     monkeypatch.undo()
     assert recompute().groups == 1 and not StaleGroup.objects.exists()
     assert board() == before
+    assert "0 stale groups" in staff.get("/admin/leaderboard/stalegroup/").content.decode()
