@@ -647,8 +647,8 @@ def launch_proposals(brief: ProposalBrief) -> None:
 
     check_llm_configured()
     check_brief(brief.topics, brief.count)
-    brief_id = brief.pk
-    transaction.on_commit(lambda: propose_domains_task.delay(brief_id))
+    brief_id, queued_at = brief.pk, timezone.now().isoformat()
+    transaction.on_commit(lambda: propose_domains_task.delay(brief_id, queued_at))
 
 
 def launch_config_generation(proposal: DomainProposal) -> None:
@@ -672,8 +672,9 @@ def launch_llm_books(instance_ids: Sequence[int]) -> int:
     check_llm_configured()
     ids = sorted(instance_ids)
     chunks = [ids[start : start + BOOK_JOB_SIZE] for start in range(0, len(ids), BOOK_JOB_SIZE)]
+    queued_at = timezone.now().isoformat()
     for chunk in chunks:
-        transaction.on_commit(lambda chunk=chunk: write_llm_books_task.delay(chunk))
+        transaction.on_commit(lambda chunk=chunk: write_llm_books_task.delay(chunk, queued_at))
     return len(chunks)
 
 
@@ -681,5 +682,5 @@ def launch_reruns(call_ids: Sequence[int]) -> None:
     from engine.tasks import rerun_llm_calls_task
 
     check_llm_configured()
-    ids = sorted(call_ids)
-    transaction.on_commit(lambda: rerun_llm_calls_task.delay(ids))
+    ids, queued_at = sorted(call_ids), timezone.now().isoformat()
+    transaction.on_commit(lambda: rerun_llm_calls_task.delay(ids, queued_at))

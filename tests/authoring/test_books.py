@@ -203,3 +203,37 @@ def test_command_arguments_are_checked(orchard, llm):
         books_command("--limit", "0")
     with pytest.raises(CommandError, match="no stored 9-truth / 4-action tasks"):
         call_command("write_llm_books", "orchard", "--truths", "9", "--actions", "4")
+
+
+def test_a_book_job_delivered_again_writes_only_what_is_left(orchard, llm):
+    """The job is acknowledged late (a dying worker's message is delivered again); a
+    second delivery skips the instances given a passing book since it was queued."""
+    from django.utils import timezone
+
+    from engine.tasks import propose_domains_task, rerun_llm_calls_task, write_llm_books_task
+
+    for task in (write_llm_books_task, propose_domains_task, rerun_llm_calls_task):
+        assert task.acks_late and task.reject_on_worker_lost
+    instances = list(orchard.instances.order_by("seed"))
+
+    def book_for(request):
+        prompt = request.messages[1]["content"]
+        instance = next(i for i in instances if all(t in prompt for t in i.truths))
+        return reply(deterministic_text(instance))
+
+    router = Router(book=[book_for], review=[APPROVE])
+    llm(router)
+    queued_at = timezone.now().isoformat()
+    ids = [instance.pk for instance in instances]
+    # The first delivery died after the first instance's book was stored.
+    assert "1 of 1" in write_llm_books_task(ids[:1], queued_at)
+    calls = LLMCall.objects.count()
+    # Delivered again with the whole chunk: only the other instances are written.
+    assert f"{len(ids) - 1} of {len(ids) - 1} book(s) passed" in write_llm_books_task(
+        ids, queued_at
+    )
+    assert KnowledgeBook.objects.filter(instance_id=ids[0], author="llm").count() == 1
+    assert LLMCall.objects.count() == calls + 2 * (len(ids) - 1)  # a book and a review each
+    # Delivered a third time: nothing is left to do, and no LLM call is made.
+    assert "0 of 0" in write_llm_books_task(ids, queued_at)
+    assert LLMCall.objects.count() == calls + 2 * (len(ids) - 1)

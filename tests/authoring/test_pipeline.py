@@ -5,6 +5,7 @@ stored domain that generates tasks → LLM books revised after a review."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -14,6 +15,7 @@ from engine.core import authoring as core
 from engine.core.book import check_book, write_book
 from engine.core.domain_io import domain_from_json
 from engine.models import Domain, DomainProposal, KnowledgeBook, LLMCall, ProposalBrief
+from engine.tasks import propose_domains_task
 from tests.authoring.helpers import COST_PER_CALL, Router, big_domain_data, proposals_reply, reply
 
 pytestmark = pytest.mark.django_db
@@ -69,6 +71,12 @@ def test_brief_to_domain_to_books_through_the_admin(
     assert "Asked the LLM for proposals on 1 brief(s)" in response.content.decode()
     proposals = {p.name: p for p in DomainProposal.objects.all()}
     assert set(proposals) == {"wild-fauna", "deep-sea-life"}
+    # Delivered again (its worker died after the answer was stored): not asked twice.
+    brief.refresh_from_db()
+    calls = LLMCall.objects.count()
+    queued_at = (brief.last_asked_at - timedelta(seconds=1)).isoformat()
+    assert "nothing to do" in propose_domains_task(brief.pk, queued_at)
+    assert LLMCall.objects.count() == calls and DomainProposal.objects.count() == 2
     fauna = proposals["wild-fauna"]
     assert fauna.title == "Wild Fauna" and fauna.goal == "Find which wild-fauna is at work."
     assert fauna.truth_noun == "animal" and fauna.brief == brief
