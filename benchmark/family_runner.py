@@ -164,6 +164,21 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
             over = result["over"] or len(history) >= limit
             messages.append({"role": "user", "content": _shown(result["observation"])})
     score = family.finish(instance, history)
+    return _store(
+        task, run, model, player, started,
+        answer="\n".join(history),
+        moves=history,
+        invalid_moves=invalid,
+        correct=score.correct,
+        value=score.value,
+        details={**score.details, "invalid_moves": invalid, "parse_errors": parse_errors},
+        tokens=tokens,
+        parse_error=f"{parse_errors} repl(y/ies) without a move" if parse_errors else "",
+    )  # fmt: skip
+
+
+def _store(task, run, model, player, started, *, answer: str, **fields) -> FamilyAttempt:
+    """The model's attempt (one per task, model and run), written or replaced."""
     finished = timezone.now()
     attempt, _ = FamilyAttempt.objects.update_or_create(
         model_name=model,
@@ -171,16 +186,10 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
         run=run,
         defaults={
             "player": player,
-            "answer": "\n".join(history)[:ANSWER_MAX],
-            "moves": history,
-            "invalid_moves": invalid,
-            "correct": score.correct,
-            "value": score.value,
-            "details": {**score.details, "invalid_moves": invalid, "parse_errors": parse_errors},
-            "tokens": tokens,
-            "parse_error": f"{parse_errors} repl(y/ies) without a move" if parse_errors else "",
+            "answer": answer[:ANSWER_MAX],
             "finished_at": finished,
             "elapsed_ms": int((finished - started).total_seconds() * 1000),
+            **fields,
         },
     )
     return attempt
@@ -214,21 +223,12 @@ def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None
     else:
         score = family.score(instance, parsed.answer)
         correct, value, details = score.correct, score.value, dict(score.details)
-    finished = timezone.now()
-    attempt, _ = FamilyAttempt.objects.update_or_create(
-        model_name=model,
-        task=task,
-        run=run,
-        defaults={
-            "player": player,
-            "answer": (parsed.answer or "")[:ANSWER_MAX],
-            "correct": correct,
-            "value": value,
-            "details": details,
-            "tokens": tokens,
-            "parse_error": parsed.error[:500],
-            "finished_at": finished,
-            "elapsed_ms": int((finished - started).total_seconds() * 1000),
-        },
-    )
-    return attempt
+    return _store(
+        task, run, model, player, started,
+        answer=parsed.answer or "",
+        correct=correct,
+        value=value,
+        details=details,
+        tokens=tokens,
+        parse_error=parsed.error[:500],
+    )  # fmt: skip

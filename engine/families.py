@@ -407,12 +407,15 @@ def unpuzzles_comparison() -> list[UnpuzzleComparison]:
 # -- interactive families (the multi-turn games): one move at a time ----------------------
 
 
-def move_attempt(attempt_id: int, player: User, move: object, client: object = None) -> dict:
+def move_attempt(
+    attempt_id: int, player: User, move: object, client: object = None
+) -> FamilyAttempt:
     """Play one move of an interactive family's task (under a row lock, so a repeated
     request cannot play a move twice). A move the game refuses is counted
     (``invalid_moves``) and raises ``AttemptError`` with the reason after that count is
     saved; the game's state never leaves the server: it is rebuilt from the accepted moves.
-    Returns what the move showed (``observation``, ``over``)."""
+    Returns the attempt as the move left it (``attempt_state`` shows what each move
+    showed)."""
     from engine.sessions import clean_client_signals
 
     if not isinstance(move, str) or not move.strip():
@@ -447,7 +450,7 @@ def move_attempt(attempt_id: int, player: User, move: object, client: object = N
         raise AttemptTimeUp("time is up for this game: it has ended with the moves made")
     if refused:
         raise AttemptError(refused)
-    return result
+    return attempt
 
 
 def _end_game(attempt: FamilyAttempt, family, at) -> None:

@@ -185,6 +185,21 @@ def _own_attempt(request, attempt_id: int) -> FamilyAttempt:
     )
 
 
+def _played(play, attempt_id: int, user, sent) -> Response:
+    """An answer or a move through ``play`` (``families.answer_attempt`` or
+    ``move_attempt``): the attempt's state, or the reason it was refused (404 not the
+    caller's, 409 already ended, 400 otherwise)."""
+    try:
+        attempt = play(attempt_id, user, sent)
+    except families.AttemptNotFound as error:
+        raise NotFound(str(error)) from error
+    except families.AttemptFinished as error:
+        return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
+    except families.AttemptError as error:
+        return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+    return Response(families.attempt_state(attempt))
+
+
 class AttemptList(APIView):
     @extend_schema(
         request=StartAttemptSerializer,
@@ -217,17 +232,12 @@ class AttemptAnswer(APIView):
     def post(self, request, attempt_id: int):
         serializer = AnswerAttemptSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        try:
-            attempt = families.answer_attempt(
-                attempt_id, request.user, serializer.validated_data["answer"]
-            )
-        except families.AttemptNotFound as error:
-            raise NotFound(str(error)) from error
-        except families.AttemptFinished as error:
-            return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
-        except families.AttemptError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(families.attempt_state(attempt))
+        return _played(
+            families.answer_attempt,
+            attempt_id,
+            request.user,
+            serializer.validated_data["answer"],
+        )
 
 
 class AttemptMove(APIView):
@@ -241,12 +251,6 @@ class AttemptMove(APIView):
     def post(self, request, attempt_id: int):
         serializer = MoveSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        try:
-            families.move_attempt(attempt_id, request.user, serializer.validated_data["move"])
-        except families.AttemptNotFound as error:
-            raise NotFound(str(error)) from error
-        except families.AttemptFinished as error:
-            return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
-        except families.AttemptError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(families.attempt_state(_own_attempt(request, attempt_id)))
+        return _played(
+            families.move_attempt, attempt_id, request.user, serializer.validated_data["move"]
+        )

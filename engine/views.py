@@ -30,17 +30,19 @@ def render_book(text: str) -> str:
 
 
 DOCS_DIR = Path(__file__).resolve().parent.parent / "docs"
-HEADINGS = ("h1", "h2", "h3", "h4")
+# What the sanitiser keeps on docs pages: its defaults, and ids on headings (link targets).
+DOCS_ATTRIBUTES = {
+    tag: set(nh3.ALLOWED_ATTRIBUTES.get(tag, ()))
+    | ({"id"} if tag in ("h1", "h2", "h3", "h4") else set())
+    for tag in nh3.ALLOWED_TAGS
+}
 
 
 def render_docs(text: str) -> str:
     """A docs page's Markdown as HTML whose headings carry ids (``{#id}`` after a heading,
     else one made from its words), so pages and the board can link to a section."""
     html = markdown.markdown(text, extensions=["tables", "sane_lists", "attr_list", "toc"])
-    attributes = {tag: set(nh3.ALLOWED_ATTRIBUTES.get(tag, ())) for tag in nh3.ALLOWED_TAGS}
-    for tag in HEADINGS:
-        attributes[tag] = attributes.get(tag, set()) | {"id"}
-    return mark_safe(nh3.clean(html, attributes=attributes))
+    return mark_safe(nh3.clean(html, attributes=DOCS_ATTRIBUTES))
 
 
 def docs_page(request, page: str):

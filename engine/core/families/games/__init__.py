@@ -31,7 +31,6 @@ GAMES = (
     *HIDDEN_GAMES,
     *SOKOBAN_GAMES,
 )
-DIMENSIONS = {game.kind.name: game.dimension for game in GAMES}
 
 
 class Games(Family):
