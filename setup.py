@@ -1,7 +1,9 @@
-"""Build the compiled optimal search (engine/core/_fastsearch.c); everything else is pyproject.
+"""Build the compiled optimal search (engine/core/families/kumo/_fastsearch.c); the rest
+is in pyproject.toml.
 
 ``pip install -e .`` (what ./start.sh runs) compiles it next to its source. Without a C
-compiler the install still succeeds and engine.core.search falls back to its Python solver,
+compiler the install still succeeds and engine.core.families.kumo.search falls back to its Python
+solver,
 which gives the same results, only slower.
 """
 
@@ -30,8 +32,8 @@ class OptionalBuildExt(build_ext):
 setup(
     ext_modules=[
         Extension(
-            "engine.core._fastsearch",
-            ["engine/core/_fastsearch.c"],
+            "engine.core.families.kumo._fastsearch",
+            ["engine/core/families/kumo/_fastsearch.c"],
             # No fused multiply-add: results must round exactly like the reference's Python.
             extra_compile_args=["-O2", "-ffp-contract=off", "-std=c11"]
             # The hardware popcount (every x86-64 CPU since 2008) instead of a library call.

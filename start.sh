@@ -19,8 +19,8 @@ fi
 
 # Reinstall only when the dependencies or the compiled search (setup.py) changed since the last
 # successful install, or when the compiled search is missing although a C compiler is here.
-stamp=.venv/.installed-$(cat pyproject.toml setup.py engine/core/_fastsearch.c | sha256sum | cut -c1-16)
-built() { compgen -G 'engine/core/_fastsearch*.so' >/dev/null || ! command -v cc >/dev/null; }
+stamp=.venv/.installed-$(cat pyproject.toml setup.py engine/core/families/kumo/_fastsearch.c | sha256sum | cut -c1-16)
+built() { compgen -G 'engine/core/families/kumo/_fastsearch*.so' >/dev/null || ! command -v cc >/dev/null; }
 if [ ! -f "$stamp" ] || ! built; then
   echo "Installing dependencies ..."
   .venv/bin/python -m pip install --quiet --upgrade pip

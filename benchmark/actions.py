@@ -34,7 +34,7 @@ from benchmark.players import BUILT_IN_PLAYERS, ChatPlayer, Player, built_in_pla
 from benchmark.ranked import SessionGame, check_ranked_target, ranked_games_left, ranked_jobs
 from benchmark.runner import Job, Limits, Outcome, iter_games
 from engine import sessions
-from engine.core.book import write_book
+from engine.core.families.kumo.book import write_book
 from engine.models import Domain, Instance, KnowledgeBook, PlaySession
 from leaderboard.access import playable_instances
 from leaderboard.actions import (

@@ -32,8 +32,8 @@ from benchmark.protocol import (
     parse_answer,
     read_task_lists,
 )
-from engine.core.search import best_action
-from engine.core.types import Domain, Instance
+from engine.core.families.kumo.search import best_action
+from engine.core.families.kumo.types import Domain, Instance
 
 
 @dataclass(frozen=True)
@@ -232,7 +232,8 @@ class OracleScript:
 
     The instances are given out of band; the script recognises one from the truth and
     action lists of the system message, replays the moves of the earlier assistant
-    messages on it and answers with :func:`engine.core.search.best_action` (or the truth
+    messages on it and answers with :func:`engine.core.families.kumo.search.best_action` (or the
+    truth
     left). ``reply`` wraps the move into the reply text; by default just the answer tag.
     """
 

@@ -8,7 +8,8 @@ they produce the same results files.
 
 Built-in players (``--model oracle|random|greedy`` without ``--base-url``):
 
-* ``oracle`` — the optimal policy: :func:`engine.core.search.best_action` on the truths not
+* ``oracle`` — the optimal policy: :func:`engine.core.families.kumo.search.best_action` on the
+  truths not
   yet ruled out and the actions not yet taken; when a base case holds it names the truth
   that is left (or the one no remaining action can rule out, which must be the valid one).
 * ``random`` — a uniformly random legal move each turn: an action not taken yet, or any
@@ -31,8 +32,8 @@ from typing import Any, Protocol
 
 from benchmark.llm import ChatClient
 from benchmark.protocol import Conversation, Feedback, Message, TaskView, answer_message
-from engine.core.search import SMOOTHING, best_action
-from engine.core.types import Domain
+from engine.core.families.kumo.search import SMOOTHING, best_action
+from engine.core.families.kumo.types import Domain
 
 BUILT_IN_PLAYERS = ("oracle", "random", "greedy")
 

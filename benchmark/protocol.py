@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.core.book import format_number, plural
-from engine.core.game import display_order, normalise_name
-from engine.core.types import Domain, Instance, Observation
+from engine.core.families.kumo.book import format_number, plural
+from engine.core.families.kumo.game import display_order, normalise_name
+from engine.core.families.kumo.types import Domain, Instance, Observation
 
 Message = dict[str, str]
 

@@ -19,11 +19,11 @@ from django.db.models import Exists, OuterRef
 
 from benchmark.runner import Job
 from engine import sessions
-from engine.core.book import write_book
-from engine.core.game import Game, GameResult, InvalidMove
-from engine.core.types import Domain as CoreDomain
-from engine.core.types import Instance as CoreInstance
-from engine.core.types import Observation
+from engine.core.families.kumo.book import write_book
+from engine.core.families.kumo.game import Game, GameResult, InvalidMove
+from engine.core.families.kumo.types import Domain as CoreDomain
+from engine.core.families.kumo.types import Instance as CoreInstance
+from engine.core.families.kumo.types import Observation
 from engine.models import Domain, PlayStep
 from leaderboard import ranked
 from leaderboard.models import ModelEntry, RankedGame, Round

@@ -1,6 +1,7 @@
 """The benchmark runner's core: play games against a player, many at a time. No Django.
 
-:func:`play_game` plays one game through :class:`engine.core.game.Game` (so the rules, the
+:func:`play_game` plays one game through :class:`engine.core.families.kumo.game.Game` (so the
+rules, the
 name matching and the invalid-move count are the Game's) and returns the trajectory as a
 line of our native results format (docs/results-format.md). :func:`iter_games` plays many
 games on a thread pool and yields each result in the calling thread, which alone touches the
@@ -22,8 +23,8 @@ from typing import Any
 from benchmark.llm import LLMError, LLMStatusError
 from benchmark.players import Player
 from benchmark.protocol import Feedback, TaskView, classify_move, parse_answer
-from engine.core.game import Game, InvalidMove
-from engine.core.types import Domain, Instance
+from engine.core.families.kumo.game import Game, InvalidMove
+from engine.core.families.kumo.types import Domain, Instance
 
 
 @dataclass(frozen=True)

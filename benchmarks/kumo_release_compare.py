@@ -25,7 +25,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmark.settings")
 
 
 def from_files(root: Path, n_truths: int, n_actions: int) -> dict[str, dict]:
-    from engine.core.kumo_release import find_release_files, json_lines, model_name
+    from engine.core.families.kumo.kumo_release import find_release_files, json_lines, model_name
 
     figures: dict[str, dict] = defaultdict(
         lambda: {"all": [0, 0], "once": [0, 0], "domains": set(), "unreadable": 0}

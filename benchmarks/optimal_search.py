@@ -9,7 +9,8 @@ Usage::
 a path to a domain JSON file, or a path to an original KUMO ``*_data.py`` module.
 
 For each setting (Easy = 4 truths / 6 actions, Hard = 12 truths / 16 actions) the script
-generates instances with ``engine.core.generate``, times :func:`engine.core.search.solve` on
+generates instances with ``engine.core.families.kumo.generate``, times
+:func:`engine.core.families.kumo.search.solve` on
 each one and prints the median and the maximum. Instances whose start is already a base case
 (nothing to search) are counted and also left out of a second median, so that the easy cases
 do not flatter the figure. Finally it reports the wall time to generate ``--batch`` Hard
@@ -44,10 +45,10 @@ if str(REPO_ROOT) not in sys.path:
     # Run as a script, the benchmarks directory is on the path but the repository is not.
     sys.path.insert(0, str(REPO_ROOT))
 
-from engine.core.domain_io import domain_from_json, domain_from_kumo_module  # noqa: E402
-from engine.core.generate import GenerationError, generate_instances  # noqa: E402
-from engine.core.search import OptimalResult, solve  # noqa: E402
-from engine.core.types import Domain, Instance  # noqa: E402
+from engine.core.families.kumo.domain_io import domain_from_json, domain_from_kumo_module  # noqa: E402
+from engine.core.families.kumo.generate import GenerationError, generate_instances  # noqa: E402
+from engine.core.families.kumo.search import OptimalResult, solve  # noqa: E402
+from engine.core.families.kumo.types import Domain, Instance  # noqa: E402
 
 SETTINGS = {"Easy": (4, 6), "Hard": (12, 16)}
 

@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     from benchmark.llm import ChatClient
     from benchmark.models import EvaluationRun
     from engine.actions import do_generate_instances, do_import_domain
-    from engine.core.domain_io import domain_from_json
+    from engine.core.families.kumo.domain_io import domain_from_json
 
     call_command("migrate", verbosity=0, stdout=StringIO())
     path = REPO_ROOT / "engine" / "domains" / f"{args.domain}.json"

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from django.db import transaction
 
-from engine.core.book import check_book, write_book
-from engine.core.domain_io import DomainError, domain_from_json, domain_to_json
-from engine.core.generate import check_instance, generate_instances
-from engine.core.kumo_release import ReleaseDomain, interpret_instance
-from engine.core.search import solve, solve_observed
-from engine.core.types import Domain as CoreDomain
-from engine.core.types import Instance as CoreInstance
+from engine.core.families.kumo.book import check_book, write_book
+from engine.core.families.kumo.domain_io import DomainError, domain_from_json, domain_to_json
+from engine.core.families.kumo.generate import check_instance, generate_instances
+from engine.core.families.kumo.kumo_release import ReleaseDomain, interpret_instance
+from engine.core.families.kumo.search import solve, solve_observed
+from engine.core.families.kumo.types import Domain as CoreDomain
+from engine.core.families.kumo.types import Instance as CoreInstance
 from engine.models import Domain, Instance, KnowledgeBook
 
 SHIPPED_DOMAINS_DIR = Path(__file__).resolve().parent / "domains"
@@ -308,7 +308,8 @@ def do_store_release_instances(
     """Store the instances of one release instance file, as the original code read them.
 
     1. Each line is interpreted with the original semantics
-       (:func:`engine.core.kumo_release.interpret_instance`); a line that cannot be read
+       (:func:`engine.core.families.kumo.kumo_release.interpret_instance`); a line that cannot be
+       read
        is skipped and reported, the others are still stored.
     2. An instance already stored with the same content is left as it is (the command is
        idempotent); the same seed with other content is skipped and reported.

@@ -1,7 +1,8 @@
 """Domain analysis for stored domains: the cached graph analysis of the domain page and the
 one write path of the split (``python manage.py split_domain``).
 
-The computations live in :mod:`engine.core.analysis` (plain Python); this module caches
+The computations live in :mod:`engine.core.families.kumo.analysis` (plain Python); this module
+caches
 them per domain version and stores split halves through ``engine.actions``.
 """
 
@@ -12,8 +13,13 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from engine.actions import EngineError, do_import_domain
-from engine.core.analysis import DomainAnalysis, DomainSplit, analyse_domain, split_domain
-from engine.core.domain_io import domain_to_json
+from engine.core.families.kumo.analysis import (
+    DomainAnalysis,
+    DomainSplit,
+    analyse_domain,
+    split_domain,
+)
+from engine.core.families.kumo.domain_io import domain_to_json
 from engine.models import Domain
 from engine.plots import truth_network
 
@@ -61,7 +67,8 @@ class SplitOutcome:
 def do_split_domain(domain: Domain) -> SplitOutcome:
     """Split ``domain`` by connection and store both halves (source "split").
 
-    1. Build both halves (:func:`engine.core.analysis.split_domain`); a connected graph or
+    1. Build both halves (:func:`engine.core.families.kumo.analysis.split_domain`); a connected
+       graph or
        an invalid half raises ``SplitError`` and nothing is stored.
     2. In one transaction (both halves or neither): if a domain with a half's name already
        exists with other rules, refuse (never overwrite a stored domain); the same rules

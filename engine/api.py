@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from benchmark.api_conventions import int_query_param
 from engine import sessions
-from engine.core.game import display_order
+from engine.core.families.kumo.game import display_order
 from engine.models import Instance, PlaySession
 from engine.serializers import (
     ActionSerializer,

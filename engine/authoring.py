@@ -25,8 +25,8 @@ from benchmark.jobs import LeaseKeeper, lease_until
 from benchmark.llm import ChatClient, ChatReply, LLMError
 from engine.actions import EngineError, do_import_domain
 from engine.core import authoring as core
-from engine.core.book import check_book
-from engine.core.domain_io import DomainError
+from engine.core.families.kumo.book import check_book
+from engine.core.families.kumo.domain_io import DomainError
 from engine.models import (
     Domain,
     DomainProposal,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from django.db import models
 
-from engine.core.domain_io import domain_from_json
-from engine.core.types import Domain as CoreDomain
-from engine.core.types import Instance as CoreInstance
+from engine.core.families.kumo.domain_io import domain_from_json
+from engine.core.families.kumo.types import Domain as CoreDomain
+from engine.core.families.kumo.types import Instance as CoreInstance
 
 # Parsed domains by (pk, updated_at); see Domain.to_core.
 _CORE_DOMAINS: dict[tuple[int | None, object], CoreDomain] = {}
@@ -33,7 +33,8 @@ class Domain(models.Model):
     data = models.JSONField()
     source = models.CharField(max_length=20, choices=Source.choices, default=Source.JSON)
     # Imported from the original KUMO release in KUMO-compatible mode: rules our validator
-    # refuses, kept with the meaning the original code gave them (engine.core.kumo_release).
+    # refuses, kept with the meaning the original code gave them
+    # (engine.core.families.kumo.kumo_release).
     kumo_compatible = models.BooleanField(default=False)
     warnings = models.JSONField(default=list, blank=True)
     truth_count = models.PositiveIntegerField(default=0)
@@ -160,7 +161,7 @@ class KnowledgeBook(models.Model):
     # Players are shown the newest book with passed_check (Instance.current_book). For an
     # LLM book it means: passed the deterministic checker *and* the LLM review.
     passed_check = models.BooleanField(default=False)
-    # The deterministic checker's problems (engine.core.book.check_book).
+    # The deterministic checker's problems (engine.core.families.kumo.book.check_book).
     problems = models.JSONField(default=list, blank=True)
     # LLM books (docs/domain-authoring.md): the review's reply and the problems it listed,
     # and the earlier version this one revises.
@@ -182,7 +183,8 @@ class PlaySession(models.Model):
     """One player's game on one instance; every step is stored (see ``PlayStep``).
 
     The game's state is never cached here beyond summary counters: it is rebuilt from the
-    steps with ``engine.core.game.Game.replay`` under a row lock, so two tabs or clients on
+    steps with ``engine.core.families.kumo.game.Game.replay`` under a row lock, so two tabs or
+    clients on
     the same session are serialised by the database and cannot corrupt it.
     """
 

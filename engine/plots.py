@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from engine.core.analysis import DomainAnalysis
+from engine.core.families.kumo.analysis import DomainAnalysis
 from engine.core.lazy import lazy_module
 from leaderboard.plots import BASE_LAYOUT, figure_json, plot_text
 

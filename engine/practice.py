@@ -33,7 +33,7 @@ from django.utils import timezone
 
 from benchmark.permissions import is_visitor
 from engine.actions import EngineError, do_store_instances
-from engine.core.generate import GenerationError, generate_instance
+from engine.core.families.kumo.generate import GenerationError, generate_instance
 from engine.models import Domain, Instance, PlaySession, PracticeGame, Visitor
 
 # The difficulty settings of docs/domain-model.md ("Difficulty settings").

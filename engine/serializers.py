@@ -6,7 +6,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from engine.core.game import display_order
+from engine.core.families.kumo.game import display_order
 from engine.models import Instance
 
 

@@ -30,9 +30,9 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
-from engine.core.game import Game, GameOver, GameResult, InvalidMove
-from engine.core.metrics import canonical_action_count, relative_action_count
-from engine.core.types import Observation
+from engine.core.families.kumo.game import Game, GameOver, GameResult, InvalidMove
+from engine.core.families.kumo.metrics import canonical_action_count, relative_action_count
+from engine.core.families.kumo.types import Observation
 from engine.models import Instance, PlaySession, PlayStep
 
 logger = logging.getLogger(__name__)

@@ -80,7 +80,9 @@ class Bot:
         self.label = label
         self.base_url = base_url.rstrip("/")
         self.link = link
-        self.rules = rules  # domain name -> engine.core.types.Domain (the guidebook's rules)
+        self.rules = (
+            rules  # domain name -> engine.core.families.kumo.types.Domain (the guidebook's rules)
+        )
         self.think = think
         self.rng = rng
         self.result = BotResult(kind, label)

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from benchmark.permissions import PublicButNotParticipant
-from engine.core.game import display_order
+from engine.core.families.kumo.game import display_order
 from engine.serializers import ErrorSerializer
 from leaderboard import actions, ranked
 from leaderboard.models import BoardRow, RankedGame, Submission

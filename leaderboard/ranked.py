@@ -27,8 +27,8 @@ from django.db.models import Max
 
 from engine import sessions
 from engine.actions import EngineError, do_store_instances
-from engine.core.generate import GenerationError, generate_instance
-from engine.core.metrics import relative_action_count
+from engine.core.families.kumo.generate import GenerationError, generate_instance
+from engine.core.families.kumo.metrics import relative_action_count
 from engine.models import Domain, Instance, PlaySession
 from leaderboard.actions import (
     SubmissionError,

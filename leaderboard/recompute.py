@@ -445,7 +445,7 @@ def sync_human_trajectories() -> int:
     Humans are scored exactly like models: one trajectory per finished task of every
     participant chosen for analysis (passing the quality filter, one per task set).
     """
-    from engine.core.metrics import relative_action_count
+    from engine.core.families.kumo.metrics import relative_action_count
 
     humans, _ = ModelEntry.objects.get_or_create(
         name=HUMANS, defaults={"kind": ModelEntry.Kind.HUMAN, "provider": "human study"}

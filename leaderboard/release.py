@@ -2,7 +2,7 @@
 
 ``import_release`` is what ``python manage.py import_kumo_release`` runs; the steps are:
 
-1. Find the files (``engine.core.kumo_release.find_release_files``).
+1. Find the files (``engine.core.families.kumo.kumo_release.find_release_files``).
 2. Domains: each ``*_data.py`` module, strict where our validator accepts it, in the marked
    KUMO-compatible mode where not (``engine.actions.do_import_release_domain``).
 3. Instances: each instance file, read as the original code read it
@@ -33,8 +33,8 @@ from engine.actions import (
     do_import_release_domain,
     do_store_release_instances,
 )
-from engine.core.domain_io import DomainError
-from engine.core.kumo_release import (
+from engine.core.families.kumo.domain_io import DomainError
+from engine.core.families.kumo.kumo_release import (
     ReleaseDomain,
     ReleaseFile,
     find_release_files,
@@ -42,7 +42,7 @@ from engine.core.kumo_release import (
     model_name,
     read_release_domain,
 )
-from engine.core.metrics import kumo_record_to_information_actions
+from engine.core.families.kumo.metrics import kumo_record_to_information_actions
 from engine.models import Domain, Instance
 from leaderboard.actions import SubmissionError, deferred_recompute, submit_results
 from leaderboard.models import Submission

@@ -25,7 +25,7 @@ from django.utils.text import slugify
 
 from benchmark.jobs import LeaseKeeper, lease_until
 from engine.actions import EngineError, do_generate_instances
-from engine.core.generate import GenerationError
+from engine.core.families.kumo.generate import GenerationError
 from engine.models import Domain
 from leaderboard.actions import queue_recompute
 from leaderboard.models import (

@@ -10,9 +10,12 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from engine.core.game import Game, GameOver, InvalidMove
-from engine.core.metrics import kumo_record_to_information_actions, relative_action_count
-from engine.core.types import Domain, Instance
+from engine.core.families.kumo.game import Game, GameOver, InvalidMove
+from engine.core.families.kumo.metrics import (
+    kumo_record_to_information_actions,
+    relative_action_count,
+)
+from engine.core.families.kumo.types import Domain, Instance
 
 
 class ResultsError(ValueError):

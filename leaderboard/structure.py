@@ -3,7 +3,7 @@
 Read by the domain page (``engine.views.domain_detail``). Only active trajectories count
 (the newest scored file of each model, domain and setting). A task is correct for a model
 when it wins a strict majority of that model's runs on it; the χ² test and Cramér's V
-compare the tasks' structure signatures with that verdict (``engine.core.analysis``).
+compare the tasks' structure signatures with that verdict (``engine.core.families.kumo.analysis``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Q
 
-from engine.core.analysis import (
+from engine.core.families.kumo.analysis import (
     IndependenceTest,
     Signature,
     independence_test,

@@ -33,8 +33,8 @@ from django.views.decorators.http import require_safe
 from plotly.offline import get_plotlyjs_version
 
 from benchmark.spreadsheet import safe_row
+from engine.core.families.kumo.metrics import relative_action_count
 from engine.core.lazy import lazy_module
-from engine.core.metrics import relative_action_count
 from engine.models import Instance
 from leaderboard import plots
 from leaderboard.access import PUBLIC_ROUNDS

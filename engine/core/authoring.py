@@ -28,10 +28,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.core.book import check_book, describe_outcome, plural
-from engine.core.domain_io import FORMAT, NAME_PATTERN, DomainError, domain_from_json
-from engine.core.generate import GenerationError, generate_instances
-from engine.core.types import Domain, Instance, State
+from engine.core.families.kumo.book import check_book, describe_outcome, plural
+from engine.core.families.kumo.domain_io import FORMAT, NAME_PATTERN, DomainError, domain_from_json
+from engine.core.families.kumo.generate import GenerationError, generate_instances
+from engine.core.families.kumo.types import Domain, Instance, State
 
 Message = dict[str, str]
 
@@ -451,7 +451,7 @@ def config_problems(
 
     1. The config must be a JSON object; its ``name`` is set to the proposal's (a model
        that renames the domain is not worth a round), and a missing ``format`` is added.
-    2. :func:`engine.core.domain_io.domain_from_json` checks structure and validity.
+    2. :func:`engine.core.families.kumo.domain_io.domain_from_json` checks structure and validity.
     3. The requirements: enough truths and actions, both outcome types, outcomes that
        rule out several truths.
     4. It must generate tasks at the Easy and Hard settings (``TRIAL_SETTINGS``).
@@ -794,7 +794,8 @@ def write_book(
 
     1. Ask for the book from the rules only (:class:`TaskRules`: the valid truth and the
        observations never reach the prompt); continue a cut-off reply.
-    2. Check it with :func:`engine.core.book.check_book`. If that finds problems, they are
+    2. Check it with :func:`engine.core.families.kumo.book.check_book`. If that finds problems,
+       they are
        the revision request (no review is spent on a book that fails the checker).
     3. Otherwise ask an LLM review (:func:`review_messages`); an unreadable review is asked
        once more with a format reminder. Approval ends the loop; listed problems are the

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.core.domain_io import domain_from_json
-from engine.core.types import Domain
+from engine.core.families.kumo.domain_io import domain_from_json
+from engine.core.families.kumo.types import Domain
 from tests.analysis.domains import GARDEN
 
 

@@ -5,8 +5,8 @@ Import them as ``from tests.analysis.domains import ...``; fixtures are in ``con
 
 from __future__ import annotations
 
-from engine.core.domain_io import domain_from_json
-from engine.core.types import Action, Domain, State
+from engine.core.families.kumo.domain_io import domain_from_json
+from engine.core.families.kumo.types import Action, Domain, State
 
 
 def str_action(name: str, *states: list[str]) -> dict:

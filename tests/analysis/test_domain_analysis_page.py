@@ -15,7 +15,7 @@ from django.template.defaultfilters import floatformat
 from scipy.stats import chi2_contingency
 
 from engine.analysis import domain_analysis
-from engine.core.analysis import majority_correct, task_signature, truth_graph
+from engine.core.families.kumo.analysis import majority_correct, task_signature, truth_graph
 from engine.models import Domain, Instance
 from leaderboard.actions import submit_results
 

@@ -9,16 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.core.analysis import (
+from engine.core.families.kumo.analysis import (
     SplitError,
     action_truths,
     plan_split,
     restrict_domain,
     split_domain,
 )
-from engine.core.domain_io import validate_domain
-from engine.core.generate import check_instance, generate_instances
-from engine.core.types import Action, Domain
+from engine.core.families.kumo.domain_io import validate_domain
+from engine.core.families.kumo.generate import check_instance, generate_instances
+from engine.core.families.kumo.types import Action, Domain
 from tests.analysis.domains import (
     GARDEN_SIDE_1_ACTIONS,
     GARDEN_SIDE_1_TRUTHS,
@@ -80,7 +80,7 @@ def test_both_halves_can_generate_tasks(garden_core):
 
 
 def test_a_connected_domain_cannot_be_split(small_domain_data):
-    from engine.core.domain_io import domain_from_json
+    from engine.core.families.kumo.domain_io import domain_from_json
 
     domain = domain_from_json(small_domain_data)
     assert not plan_split(domain).possible

@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from engine.actions import do_import_domain, iter_shipped_domains
-from engine.core.domain_io import domain_from_json
+from engine.core.families.kumo.domain_io import domain_from_json
 from engine.models import Domain, Instance
 from tests.analysis.domains import (
     GARDEN_SIDE_1_TRUTHS,

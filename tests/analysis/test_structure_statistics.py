@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import chi2_contingency
 
-from engine.core.analysis import (
+from engine.core.families.kumo.analysis import (
     cramers_v,
     format_signature,
     independence_test,

@@ -9,7 +9,7 @@ import networkx as nx
 import pytest
 from hypothesis import given
 
-from engine.core.analysis import (
+from engine.core.families.kumo.analysis import (
     action_truths,
     analyse_domain,
     find_communities,

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from benchmark.fake_llm import FakeResponse
 from engine.core import authoring as core
-from engine.core.book import write_book
+from engine.core.families.kumo.book import write_book
 from engine.models import Instance, KnowledgeBook, LLMCall
 from tests.authoring.helpers import Router, reply
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from engine.core import authoring as core
-from engine.core.domain_io import domain_from_json
+from engine.core.families.kumo.domain_io import domain_from_json
 from tests.authoring.helpers import big_domain_data
 
 PROPOSAL = core.ProposedDomain("wild-fauna", "Wild fauna", "g", "t", "a")

@@ -12,8 +12,8 @@ import pytest
 from django.core.management import call_command
 
 from engine.core import authoring as core
-from engine.core.book import check_book, write_book
-from engine.core.domain_io import domain_from_json
+from engine.core.families.kumo.book import check_book, write_book
+from engine.core.families.kumo.domain_io import domain_from_json
 from engine.models import Domain, DomainProposal, KnowledgeBook, LLMCall, ProposalBrief
 from engine.tasks import propose_domains_task
 from tests.authoring.helpers import COST_PER_CALL, Router, big_domain_data, proposals_reply, reply

@@ -146,7 +146,7 @@ def shown_number(text: str) -> float:
 def expect_result_figures(page: Page, instance: Instance, *, actions_taken: int) -> None:
     """The result screen's efficiency figures: the expected optimum (said to be an
     expectation over outcomes) and the relative action count as metrics.py computes it."""
-    from engine.core.metrics import relative_action_count
+    from engine.core.families.kumo.metrics import relative_action_count
 
     expected = page.locator("#result-expected")
     expect(expected).not_to_be_empty()

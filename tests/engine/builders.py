@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.core.types import Action, State
+from engine.core.families.kumo.types import Action, State
 
 
 def str_action(name: str, *states: tuple[str, set[str]]) -> Action:

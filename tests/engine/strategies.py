@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from engine.core.types import Action, Domain, State
+from engine.core.families.kumo.types import Action, Domain, State
 
 
 @st.composite

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine.core.book import check_book, format_number, plural, write_book
-from engine.core.domain_io import domain_from_json
-from engine.core.generate import GenerationError, generate_instance
-from engine.core.types import Action, Domain, Instance, State
+from engine.core.families.kumo.book import check_book, format_number, plural, write_book
+from engine.core.families.kumo.domain_io import domain_from_json
+from engine.core.families.kumo.generate import GenerationError, generate_instance
+from engine.core.families.kumo.types import Action, Domain, Instance, State
 from tests.engine.strategies import domains
 
 DOMAIN = Domain(

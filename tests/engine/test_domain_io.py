@@ -7,14 +7,14 @@ import textwrap
 import pytest
 from hypothesis import given, settings
 
-from engine.core.domain_io import (
+from engine.core.families.kumo.domain_io import (
     DomainError,
     domain_from_json,
     domain_from_kumo_module,
     domain_to_json,
     validate_domain,
 )
-from engine.core.types import Action, Domain, State
+from engine.core.families.kumo.types import Action, Domain, State
 from tests.engine.builders import float_action, str_action
 from tests.engine.strategies import domains
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine.core.game import Game, GameOver, GameResult, InvalidMove, Step
-from engine.core.generate import GenerationError, generate_instance
-from engine.core.types import Action, Domain, Instance, State
+from engine.core.families.kumo.game import Game, GameOver, GameResult, InvalidMove, Step
+from engine.core.families.kumo.generate import GenerationError, generate_instance
+from engine.core.families.kumo.types import Action, Domain, Instance, State
 from tests.engine.strategies import domains
 
 # Labels and numbers are chosen so that none of them occurs inside any other public string

@@ -12,15 +12,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.core.domain_io import domain_from_json, domain_to_json
-from engine.core.generate import (
+from engine.core.families.kumo.domain_io import domain_from_json, domain_to_json
+from engine.core.families.kumo.generate import (
     GenerationError,
     _draw_number,
     check_instance,
     generate_instance,
     generate_instances,
 )
-from engine.core.types import Domain, Instance
+from engine.core.families.kumo.types import Domain, Instance
 from tests.engine.builders import float_action, str_action
 from tests.engine.strategies import domains
 
@@ -156,8 +156,8 @@ def test_it_never_touches_the_global_random_generator():
 def test_it_is_reproducible_across_processes_and_hash_seeds():
     script = (
         "import json, sys\n"
-        "from engine.core.domain_io import domain_from_json\n"
-        "from engine.core.generate import generate_instances\n"
+        "from engine.core.families.kumo.domain_io import domain_from_json\n"
+        "from engine.core.families.kumo.generate import generate_instances\n"
         "domain = domain_from_json(sys.stdin.read())\n"
         "batch = generate_instances(domain, 4, 4, count=8, seed=100)\n"
         "print(json.dumps([instance.to_kumo() for instance in batch]))\n"

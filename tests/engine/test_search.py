@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
-from engine.core import search
-from engine.core.domain_io import domain_from_json
-from engine.core.generate import GenerationError, generate_instance
-from engine.core.search import (
+from engine.core.families.kumo import search
+from engine.core.families.kumo.domain_io import domain_from_json
+from engine.core.families.kumo.generate import GenerationError, generate_instance
+from engine.core.families.kumo.search import (
     OptimalResult,
     best_action,
     expected_actions,
@@ -18,7 +18,7 @@ from engine.core.search import (
     reference_expected_actions,
     solve,
 )
-from engine.core.types import Action, Domain, Instance
+from engine.core.families.kumo.types import Action, Domain, Instance
 from tests.engine.builders import float_action, str_action
 from tests.engine.strategies import domains
 
@@ -35,7 +35,9 @@ def solver(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     """Every test runs against both solvers: the compiled one and the Python fallback."""
     if request.param == "compiled":
         # Built by `pip install -e .`; a missing build would silently test Python twice.
-        assert search._fastsearch is not None, "engine/core/_fastsearch.c is not built"
+        assert search._fastsearch is not None, (
+            "engine/core/families/kumo/_fastsearch.c is not built"
+        )
     monkeypatch.setattr(search, "USE_NATIVE", request.param == "compiled")
     return request.param
 

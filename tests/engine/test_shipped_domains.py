@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from engine.core.domain_io import domain_from_json, validate_domain
-from engine.core.generate import check_instance, generate_instances
+from engine.core.families.kumo.domain_io import domain_from_json, validate_domain
+from engine.core.families.kumo.generate import check_instance, generate_instances
 from engine.models import Domain, Instance
 
 DOMAINS_DIR = Path(__file__).resolve().parents[2] / "engine" / "domains"

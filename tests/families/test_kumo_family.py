@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from engine.core.domain_io import domain_from_json
 from engine.core.families.base import FamilyError
-from engine.core.families.kumo import KumoFamily
-from engine.core.game import Game
-from engine.core.generate import generate_instance
-from engine.core.metrics import relative_action_count
-from engine.core.search import solve
+from engine.core.families.kumo.domain_io import domain_from_json
+from engine.core.families.kumo.family import KumoFamily
+from engine.core.families.kumo.game import Game
+from engine.core.families.kumo.generate import generate_instance
+from engine.core.families.kumo.metrics import relative_action_count
+from engine.core.families.kumo.search import solve
 
 SHIPPED = Path(__file__).resolve().parents[2] / "engine" / "domains"
 

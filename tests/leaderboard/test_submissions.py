@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from engine.core.metrics import relative_action_count
+from engine.core.families.kumo.metrics import relative_action_count
 from engine.models import Instance
 from leaderboard import actions
 from leaderboard.models import BoardRow, Submission, Trajectory

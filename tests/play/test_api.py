@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from engine.core.metrics import relative_action_count
+from engine.core.families.kumo.metrics import relative_action_count
 from engine.models import Instance, PlaySession, PlayStep
 
 pytestmark = pytest.mark.django_db

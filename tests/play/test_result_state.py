@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async as sync_to_async
 from django.db import connections
 
 from engine import sessions
-from engine.core.metrics import relative_action_count
+from engine.core.families.kumo.metrics import relative_action_count
 from engine.models import PlaySession
 from tests.play.test_websocket import connect, logged_in_session, receive_state
 

@@ -18,7 +18,7 @@ from django.test import Client
 def grove(orchard, small_domain_data):
     """A second domain (the orchard's rules under another name) next to ``orchard``."""
     from engine.actions import do_import_domain
-    from engine.core.domain_io import domain_from_json
+    from engine.core.families.kumo.domain_io import domain_from_json
 
     row, _ = do_import_domain(domain_from_json(small_domain_data), source="json", name="grove")
     return row

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from benchmark.fake_llm import FakeRequest, FakeResponse
 from benchmark.models import EvaluationGame, EvaluationRun
 from benchmark.protocol import answer_message
-from engine.core.book import format_number
+from engine.core.families.kumo.book import format_number
 from engine.models import Instance
 from leaderboard.models import BoardRow, Submission, Trajectory
 from leaderboard.recompute import recompute

@@ -9,7 +9,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from benchmark.protocol import TaskView, parse_answer, read_task_lists, system_prompt
-from engine.core.game import Game
+from engine.core.families.kumo.game import Game
 from engine.models import Instance
 from tests.runner.helpers import read_jsonl
 
@@ -71,7 +71,7 @@ def test_fresh_instances_are_generated_but_not_stored_when_count_exceeds_stored(
     systems = [line["messages"][0]["content"] for line in lines]
     assert len(set(systems)) == len(systems)
     domain = orchard.to_core()
-    from engine.core.generate import generate_instances
+    from engine.core.families.kumo.generate import generate_instances
 
     fresh = generate_instances(
         domain, 5, 4, count=4, seed=3, existing=[row.to_core() for row in orchard.instances.all()]

@@ -21,10 +21,10 @@ from benchmark.protocol import (
     system_prompt,
 )
 from benchmark.runner import Job, Limits, iter_games, play_game
-from engine.core.book import write_book
-from engine.core.domain_io import domain_from_json
-from engine.core.generate import generate_instances
-from engine.core.search import solve
+from engine.core.families.kumo.book import write_book
+from engine.core.families.kumo.domain_io import domain_from_json
+from engine.core.families.kumo.generate import generate_instances
+from engine.core.families.kumo.search import solve
 from tests.conftest import SMALL_DOMAIN
 
 DOMAIN = domain_from_json(SMALL_DOMAIN)

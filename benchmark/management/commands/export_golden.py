@@ -9,8 +9,8 @@ from tqdm import tqdm
 
 from benchmark.players import OraclePlayer, TranscribingPlayer
 from benchmark.runner import Job, Limits, play_game
-from engine.core.book import write_book
-from engine.core.generate import GenerationError, generate_instances
+from engine.core.families.kumo.book import write_book
+from engine.core.families.kumo.generate import GenerationError, generate_instances
 from engine.models import Domain, Instance, KnowledgeBook
 
 

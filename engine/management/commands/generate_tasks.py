@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from engine.actions import EngineError, do_generate_instances, instances_to_jsonl
-from engine.core.generate import GenerationError
+from engine.core.families.kumo.generate import GenerationError
 
 from ._helpers import get_domain
 

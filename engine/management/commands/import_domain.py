@@ -5,7 +5,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from engine.actions import EngineError, do_import_domain
-from engine.core.domain_io import DomainError, domain_from_json, domain_from_kumo_module
+from engine.core.families.kumo.domain_io import (
+    DomainError,
+    domain_from_json,
+    domain_from_kumo_module,
+)
 from engine.models import Domain
 
 from ._helpers import read_text

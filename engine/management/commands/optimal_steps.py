@@ -5,8 +5,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from engine.actions import EngineError, parse_instances_jsonl
-from engine.core.generate import check_instance
-from engine.core.search import solve
+from engine.core.families.kumo.generate import check_instance
+from engine.core.families.kumo.search import solve
 
 from ._helpers import get_domain, read_text
 

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from engine.actions import EngineError
 from engine.analysis import do_split_domain
-from engine.core.analysis import SIDE_NAMES, SplitError, SubDomain
+from engine.core.families.kumo.analysis import SIDE_NAMES, SplitError, SubDomain
 
 from ._helpers import get_domain
 

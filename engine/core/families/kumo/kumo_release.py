@@ -35,8 +35,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.core.domain_io import DomainError, domain_from_kumo_module, validate_domain
-from engine.core.types import Action, Domain, Instance, State
+from engine.core.families.kumo.domain_io import (
+    DomainError,
+    domain_from_kumo_module,
+    validate_domain,
+)
+from engine.core.families.kumo.types import Action, Domain, Instance, State
 
 RESULTS_SETTING = re.compile(r"truth_num=(\d+)\+action_num=(\d+)\+valid_truth_num=(\d+)")
 # Results folders may carry a variant after the setting ("…=1_revised": a revised book).

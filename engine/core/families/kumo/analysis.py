@@ -37,9 +37,9 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.core.domain_io import validate_domain
+from engine.core.families.kumo.domain_io import validate_domain
+from engine.core.families.kumo.types import Action, Domain, State
 from engine.core.lazy import lazy_module
-from engine.core.types import Action, Domain, State
 
 nx = lazy_module("networkx")
 

@@ -59,7 +59,8 @@ Speed comes from evaluating the same recursion differently, never from approxima
 Two implementations of this one algorithm give identical results (the test suite runs every
 search test against both and against the literal recursion):
 
-* ``engine/core/_fastsearch.c``, compiled by ``pip install -e .`` (``setup.py``), which runs
+* ``engine/core/families/kumo/_fastsearch.c``, compiled by ``pip install -e .`` (``setup.py``),
+  which runs
   whenever it is built and the instance has at most 64 truths and 64 actions. It does the same
   work about 35 times faster than the Python solver.
 * :class:`_Solver` in this module, used otherwise (no C compiler at install time, wider
@@ -76,11 +77,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.core.types import Domain, Instance
+from engine.core.families.kumo.types import Domain, Instance
 
 try:
     # Built next to its source by `pip install -e .` (setup.py); see _fastsearch.c.
-    from engine.core import _fastsearch
+    from engine.core.families.kumo import _fastsearch
 except ImportError:  # no C compiler at install time: the Python solver gives the same results
     _fastsearch = None
 
@@ -133,7 +134,7 @@ def solve_observed(
     """:func:`solve` with each action's observed state given by index, ``None`` for none.
 
     For instances of the original KUMO release read in KUMO-compatible mode
-    (``engine.core.kumo_release``): there an observation may match no state, and the
+    (``engine.core.families.kumo.kumo_release``): there an observation may match no state, and the
     original oracle then rules nothing out. The values are the same as :func:`solve`'s
     whenever every action has a state.
     """

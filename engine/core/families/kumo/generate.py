@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pysat.card import CardEnc, EncType
 from pysat.solvers import Solver
 
-from engine.core.types import Action, Domain, Instance, Observation, State
+from engine.core.families.kumo.types import Action, Domain, Instance, Observation, State
 
 # A float observation is redrawn if it lands on an endpoint shared with an earlier range
 # (it would then read as that other state). The chance is about 2**-52 per draw, so this

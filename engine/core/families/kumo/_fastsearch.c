@@ -1,7 +1,7 @@
 /*
- * The optimal search of engine/core/search.py, compiled.
+ * The optimal search of engine/core/families/kumo/search.py, compiled.
  *
- * This is the same exact branch and bound as the Python solver (engine.core.search._Solver):
+ * This is the same exact branch and bound as the Python solver (engine.core.families.kumo.search._Solver):
  * the same nodes, bounds, candidate order and float operations in the same order, so that
  * every value and every argmin is bit for bit the Python solver's, which the test suite
  * checks against the literal reference recursion. Read the module docstring of search.py for

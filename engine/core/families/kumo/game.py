@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal, NoReturn
 
-from engine.core.types import Domain, Instance, Observation
+from engine.core.families.kumo.types import Domain, Instance, Observation
 
 StepKind = Literal["action", "answer", "invalid"]
 MoveKind = Literal["action", "answer"]
@@ -164,7 +164,7 @@ class Game:
             self._reject("answer", truth, str(error))
         self._steps.append(Step("answer", named, attempted="answer"))
         # An instance of the original KUMO release read in KUMO-compatible mode carries the
-        # answers its original code scored as correct (engine.core.kumo_release).
+        # answers its original code scored as correct (engine.core.families.kumo.kumo_release).
         accepted = self.instance.extra.get("accepted_answers")
         correct = named in accepted if isinstance(accepted, list) else named == self._valid_truth
         self._result = GameResult(

@@ -2,7 +2,8 @@
 
 Three ways in and one way out:
 
-* :func:`validate_domain` checks a :class:`~engine.core.types.Domain` against the validity
+* :func:`validate_domain` checks a :class:`~engine.core.families.kumo.types.Domain` against the
+  validity
   rules of ``docs/domain-format.md`` and returns *every* problem, each naming the action,
   state and truth concerned.
 * :func:`domain_from_json` / :func:`domain_to_json` read and write our JSON format
@@ -56,7 +57,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Literal, NamedTuple, overload
 
-from engine.core.types import Action, Domain, State
+from engine.core.families.kumo.types import Action, Domain, State
 
 FORMAT = "kumo-domain/1"
 NAME_PATTERN = re.compile(r"[A-Za-z0-9-]+")

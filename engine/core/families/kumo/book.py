@@ -35,7 +35,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import TypeVar
 
-from engine.core.types import Action, Domain, Instance, State
+from engine.core.families.kumo.types import Action, Domain, Instance, State
 
 # -- language cues ---------------------------------------------------------------------------
 
