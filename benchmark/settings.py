@@ -10,6 +10,7 @@ layer and Celery tasks executed in-process. Production sets:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import tempfile
@@ -274,6 +275,14 @@ SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)
 # Ranked games (docs/verified-evaluation.md): how many unfinished ranked games one model may
 # have per domain and setting at once (each holds a freshly generated instance).
 RANKED_MAX_OPEN_GAMES = env_int("RANKED_MAX_OPEN_GAMES", 8)
+# The key of the seeds of tasks whose answers stay hidden (engine.seeds: rounds' pinned tasks
+# and instances, study task sets). Defaults to one derived from SECRET_KEY; set it to keep
+# the same tasks across a change of SECRET_KEY. Never published: with it, a round's seed
+# regenerates the round's answers.
+TASK_SEED_SECRET = (
+    env_str("TASK_SEED_SECRET")
+    or hashlib.sha256(f"kumo task seeds\x1f{SECRET_KEY}".encode()).hexdigest()
+)
 ROUNDS_WARN_DAYS = env_int("ROUNDS_WARN_DAYS", 14)
 # Practice games from the Play entry (engine.practice): each generates and solves a fresh
 # task, so a player (a visitor's guest account, or a signed-in user) may start at most this

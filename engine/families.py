@@ -58,11 +58,14 @@ def do_generate_family_tasks(
     level: str | None = None,
     params: dict | None = None,
     for_round: bool = False,
+    origin: str = FamilyTask.Origin.PUBLIC,
 ) -> GenerationReport:
     """Generate and store ``count`` tasks (seeds ``seed`` … ``seed + count - 1``); a task
     already stored with the same family, kind, parameters and seed is reused, so running it
     again changes nothing. Raises ``FamilyError`` for a bad request, and (unless preparing
-    a round, ``for_round``) for seeds whose tasks belong to a round not published yet."""
+    a round, ``for_round``) for seeds whose tasks belong to a round not published yet.
+    ``origin`` (``FamilyTask.Origin``) is stored with a new task: whether its seed may be
+    shown, and who may list it."""
     if count < 1 or count > 10_000:
         raise FamilyError(f"count must be between 1 and 10000, got {count}")
     source = get_family(family)
@@ -77,6 +80,7 @@ def do_generate_family_tasks(
                 seed=instance.seed,
                 defaults={
                     "level": level or "",
+                    "origin": origin,
                     "params": dict(instance.params),
                     "public": dict(instance.public),
                     "hidden": dict(instance.hidden),
@@ -349,7 +353,12 @@ def do_import_unpuzzles(text: str) -> ImportReport:
                 kind=variant,
                 params_key=params_key(params),
                 seed=index,
-                defaults={"params": params, "public": public, "hidden": hidden},
+                defaults={
+                    "params": params,
+                    "public": public,
+                    "hidden": hidden,
+                    "origin": FamilyTask.Origin.IMPORTED,
+                },
             )
             if new:
                 created += 1

@@ -442,9 +442,24 @@ class FamilyTask(models.Model):
     """A stored task of a family other than KUMO's games: its public view and, kept on the
     server, its hidden part (the reference answer and what scoring needs)."""
 
+    class Origin(models.TextChoices):
+        """Why the task exists, which decides who may see it and whether its seed may be
+        shown (docs/verified-evaluation.md): a public task's seed regenerates its answer,
+        which is fine because its answer is shown at the end anyway; every other origin's
+        seed comes from a server secret and is never served before publication."""
+
+        PUBLIC = "public", "public (practice, generated on request)"
+        IMPORTED = "imported", "imported from a published benchmark"
+        ROUND = "round", "pinned to a round"
+        RANKED = "ranked", "a ranked attempt's own task"
+        STUDY = "study", "a study task set's task"
+
     family = models.SlugField(max_length=50)
     kind = models.SlugField(max_length=50)
     level = models.CharField(max_length=20, blank=True)
+    origin = models.CharField(
+        max_length=10, choices=Origin.choices, default=Origin.PUBLIC, db_index=True
+    )
     params = models.JSONField()
     # The parameters as canonical JSON: one task per family, kind, parameters and seed.
     params_key = models.CharField(max_length=500)

@@ -551,3 +551,48 @@ class RankedGame(models.Model):
             f"ranked game {self.number} of {self.model} on {self.domain.name} "
             f"{self.n_truths}/{self.n_actions} ({self.round.name})"
         )
+
+
+class RankedFamilyAttempt(models.Model):
+    """One ranked attempt of a live round at a task of a family other than KUMO's games
+    (leaderboard.ranked_families): a task generated with a secret seed for this attempt
+    alone, played by one model through the family attempt service.
+
+    Each model has ``round.ranked_games`` of them per (family, kind, level), numbered from
+    1; an attempt is never replayed, and one left unfinished when the round closes counts
+    as failed. Its score is told to its player at once, the reference only after the round
+    closes.
+    """
+
+    round = models.ForeignKey(
+        Round, on_delete=models.PROTECT, related_name="ranked_family_attempts"
+    )
+    model = models.ForeignKey(
+        ModelEntry, on_delete=models.PROTECT, related_name="ranked_family_attempts"
+    )
+    family = models.SlugField(max_length=50)
+    kind = models.SlugField(max_length=50)
+    level = models.CharField(max_length=20)
+    number = models.PositiveIntegerField(help_text="1 … the round's ranked games")
+    task = models.OneToOneField(
+        "engine.FamilyTask", on_delete=models.PROTECT, related_name="ranked_attempt"
+    )
+    attempt = models.OneToOneField(
+        "engine.FamilyAttempt", on_delete=models.PROTECT, related_name="ranked"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["round", "model", "family", "kind", "level", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["round", "model", "family", "kind", "level", "number"],
+                name="one_ranked_family_attempt_per_number",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return (
+            f"ranked attempt {self.number} of {self.model} on {self.family}/{self.kind}/"
+            f"{self.level} ({self.round.name})"
+        )
