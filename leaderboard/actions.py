@@ -55,6 +55,10 @@ class ModelNotYours(SubmissionError):
     platform, or past the account's cap of names (the API answers 403)."""
 
 
+# Who may use an existing language model's name: its owner, or staff (leaderboard.names).
+may_use_model = names.may_use_model
+
+
 def check_model_name(name: str) -> str:
     """The name, stripped, or :class:`SubmissionError` saying what is wrong with it."""
     try:

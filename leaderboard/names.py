@@ -70,16 +70,21 @@ class NameConflict(ModelNameError):
 
 
 @cache
-def reserved_names() -> dict[str, str]:
-    """Each reserved name's key → the kind of entry the platform keeps under it."""
+def platform_names() -> dict[str, str]:
+    """Each name reserved for the platform → the kind of entry the platform keeps under it."""
     # Imported here: the runners import this module.
     from benchmark.family_runner import BUILT_IN as FAMILY_BASELINES
     from benchmark.players import BUILT_IN_PLAYERS
 
-    reserved = {model_name_key(name): ModelEntry.Kind.BASELINE for name in BUILT_IN_PLAYERS}
-    reserved.update({model_name_key(name): ModelEntry.Kind.BASELINE for name in FAMILY_BASELINES})
-    reserved.update({model_name_key(name): ModelEntry.Kind.HUMAN for name in (HUMANS, PEOPLE)})
-    return reserved
+    names = dict.fromkeys((*BUILT_IN_PLAYERS, *FAMILY_BASELINES), ModelEntry.Kind.BASELINE)
+    names.update(dict.fromkeys((HUMANS, PEOPLE), ModelEntry.Kind.HUMAN))
+    return names
+
+
+@cache
+def reserved_names() -> dict[str, str]:
+    """The reserved names by key (``model_name_key``) → the kind of the platform's entry."""
+    return {model_name_key(name): kind for name, kind in platform_names().items()}
 
 
 def owner_labels(player_names) -> dict[str, str]:
@@ -96,7 +101,7 @@ def owner_labels(player_names) -> dict[str, str]:
 
 
 def reserved_list() -> str:
-    return ", ".join(sorted(reserved_names()))
+    return ", ".join(platform_names())
 
 
 def clean_model_name(name: str) -> str:
