@@ -36,6 +36,7 @@ from benchmark.runner import Job, Limits, Outcome, iter_games
 from engine import sessions
 from engine.core.families.kumo.book import write_book
 from engine.models import Domain, Instance, KnowledgeBook, PlaySession
+from leaderboard import names as naming
 from leaderboard.access import playable_instances
 from leaderboard.actions import (
     SubmissionError,
@@ -44,7 +45,7 @@ from leaderboard.actions import (
     queue_recompute,
     submit_results,
 )
-from leaderboard.models import ModelEntry, Round, Trajectory
+from leaderboard.models import ModelEntry, Round, Trajectory, model_name_key
 from leaderboard.ranked import max_open_games
 
 logger = logging.getLogger(__name__)
@@ -99,10 +100,12 @@ def check_run_spec(spec: RunSpec, *, created_by: User | None) -> list[Domain]:
     problems: list[str] = []
     model = spec.model.strip()
     base_url = spec.base_url.strip()
+    name_ok = True
     try:
         check_model_name(model)
     except SubmissionError as error:
         problems.append(str(error))
+        name_ok = False
     if base_url:
         if not re.match(r"^https?://[^/\s]+\S*$", base_url):
             problems.append(f"the base URL must be an http:// or https:// URL, got {base_url!r}")
@@ -135,6 +138,17 @@ def check_run_spec(spec: RunSpec, *, created_by: User | None) -> list[Domain]:
         problems.append("the request parameters must not set 'model' or 'messages'")
     if spec.submit and created_by is None and not spec.ranked:
         problems.append("results are submitted in a user's name: name a user, or do not submit")
+    if (spec.submit or spec.ranked) and name_ok and (base_url or model in BUILT_IN_PLAYERS):
+        # The board entry the results will go to, checked before a game is played: a
+        # built-in player's results only ever land in the platform's own baseline entry.
+        try:
+            naming.check_claim(
+                model,
+                user=created_by,
+                kind=ModelEntry.Kind.MODEL if base_url else ModelEntry.Kind.BASELINE,
+            )
+        except naming.ModelNameError as error:
+            problems.append(str(error))
     if spec.ranked:
         if created_by is None:
             problems.append("ranked games are played in a user's name: name a user")
@@ -637,7 +651,7 @@ class _RunSession:
             problems += self._submit()
         if run.ranked and getattr(self, "ranked_changed", False):
             # Token counts and parse errors were added to the games' trajectories.
-            model_id = ModelEntry.objects.get(name=run.model).pk
+            model_id = ModelEntry.objects.get(name_key=model_name_key(run.model)).pk
             for domain_id in run.domains.values_list("pk", flat=True):
                 mark_stale(model_id, domain_id, run.n_truths, run.n_actions)
             queue_recompute()

@@ -6,7 +6,10 @@ answer in the task's format, ``blank`` nothing). Each reply is parsed as the fam
 (its last "Answer: …" line); a reply with no answer is a parse error, stored with the
 attempt and scored 0, as KUMO's runner counts them. Attempts are stored through the same
 ``FamilyAttempt`` rows as people's, marked with the model's name and the run's index, so the
-family board (``engine.family_board``) puts models and people side by side.
+family board (``engine.family_board``) puts models and people side by side. The name is
+claimed first through the board's one naming rule (``leaderboard.names``): a chat model's
+name is an entry owned by the account the run is filed under, a built-in's the platform's
+baseline entry, so a family row's name is always an owned board entry.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from benchmark.llm import ChatClient, LLMError
 from engine.core.families.base import FamilyError, FamilyInstance, get_family
 from engine.families import ANSWER_MAX
 from engine.models import FamilyAttempt, FamilyTask
-from leaderboard.models import validate_model_name
+from leaderboard.models import ModelEntry
+from leaderboard.names import claim_model_name, clean_model_name
 
 BUILT_IN = ("reference", "random", "blank")
 
@@ -64,12 +68,20 @@ def play_family_tasks(
     seed: int = 0,
 ) -> FamilyRunReport:
     """Play every task ``runs`` times; attempts already stored for (model, task, run) are
-    kept, so a run interrupted half-way resumes where it stopped."""
-    validate_model_name(model)
+    kept, so a run interrupted half-way resumes where it stopped.
+
+    Raises ``leaderboard.names.ModelNameError`` when the name is refused (malformed,
+    reserved, another account's, past the account's cap, or a built-in's name held by an
+    entry that is not the platform's baseline), before anything is played.
+    """
+    model = clean_model_name(model)
     if client is None and model not in BUILT_IN:
         raise ValueError(
             f"{model!r} is not a built-in player ({', '.join(BUILT_IN)}): give a base URL"
         )
+    kind = ModelEntry.Kind.BASELINE if client is None else ModelEntry.Kind.MODEL
+    # The entry's own spelling: the same model in another case adds to the same rows.
+    model = claim_model_name(model, user=started_by, kind=kind).name
     jobs, total = [], 0
     for task in tasks:
         done = set(

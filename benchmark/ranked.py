@@ -26,7 +26,7 @@ from engine.core.families.kumo.types import Instance as CoreInstance
 from engine.core.families.kumo.types import Observation
 from engine.models import Domain, PlayStep
 from leaderboard import ranked
-from leaderboard.models import ModelEntry, RankedGame, Round
+from leaderboard.models import ModelEntry, RankedGame, Round, model_name_key
 
 
 class SessionGame(Game):
@@ -156,7 +156,10 @@ def _model_games(run, live: Round):
     """The run's model's ranked games of the live round in the run's setting."""
     return (
         RankedGame.objects.filter(
-            round=live, model__name=run.model, n_truths=run.n_truths, n_actions=run.n_actions
+            round=live,
+            model__name_key=model_name_key(run.model),
+            n_truths=run.n_truths,
+            n_actions=run.n_actions,
         )
         .select_related("domain", "session")
         .annotate(has_steps=Exists(PlayStep.objects.filter(session_id=OuterRef("session_id"))))

@@ -275,6 +275,9 @@ SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)
 # Ranked games (docs/verified-evaluation.md): how many unfinished ranked games one model may
 # have per domain and setting at once (each holds a freshly generated instance).
 RANKED_MAX_OPEN_GAMES = env_int("RANKED_MAX_OPEN_GAMES", 8)
+# How many model names one account may own (leaderboard.names); staff raise it for an
+# account with a model-name allowance in the admin, and staff accounts have no cap.
+MODEL_NAMES_PER_ACCOUNT = env_int("MODEL_NAMES_PER_ACCOUNT", 10)
 # The key of the seeds of tasks whose answers stay hidden (engine.seeds: rounds' pinned tasks
 # and instances, study task sets). Defaults to one derived from SECRET_KEY; set it to keep
 # the same tasks across a change of SECRET_KEY. Never published: with it, a round's seed

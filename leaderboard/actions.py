@@ -17,20 +17,19 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
 from engine.models import ONE_PLAYER_SOURCES, Domain, Instance
+from leaderboard import names
 from leaderboard.access import playable_instances
 from leaderboard.models import (
     ModelEntry,
     StaleGroup,
     Submission,
     Trajectory,
-    validate_model_name,
 )
 from leaderboard.scoring import ResultsError, parse_kumo, parse_native, score
 
@@ -52,27 +51,20 @@ class SubmissionError(Exception):
 
 
 class ModelNotYours(SubmissionError):
-    """The model name belongs to another account (the API answers 403)."""
+    """The model name is not this account's to use: another account's, reserved for the
+    platform, or past the account's cap of names (the API answers 403)."""
+
+
+# Who may use an existing language model's name: its owner, or staff (leaderboard.names).
+may_use_model = names.may_use_model
 
 
 def check_model_name(name: str) -> str:
     """The name, stripped, or :class:`SubmissionError` saying what is wrong with it."""
-    name = (name or "").strip()
     try:
-        validate_model_name(name)
-    except ValidationError as error:
-        raise SubmissionError(error.messages[0]) from None
-    return name
-
-
-def may_use_model(user: User | None, entry: ModelEntry) -> bool:
-    """Whether ``user`` may submit or play under ``entry``: its owner, or staff.
-
-    ``None`` stands for the platform itself (a job or command the operator started).
-    """
-    if user is None or user.is_staff:
-        return True
-    return entry.owner_id is not None and entry.owner_id == user.pk
+        return names.clean_model_name(name)
+    except names.ModelNameError as error:
+        raise SubmissionError(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -84,21 +76,21 @@ class Accepted:
 def get_or_create_model(
     name: str, *, user: User | None, kind: str = ModelEntry.Kind.MODEL, **metadata
 ) -> ModelEntry:
-    """The model entry named ``name`` for ``user``, created (owned by ``user``) if new.
+    """The model entry named ``name`` for ``user``, created (owned by ``user``) if new,
+    under the naming rules of ``leaderboard.names`` (reserved, unique ignoring case, a cap
+    per account).
 
-    Raises :class:`ModelNotYours` when the name belongs to another account: nobody can
-    upload or play under a model they do not own (staff can, and can transfer it).
+    Raises :class:`ModelNotYours` when a rule forbids the name to ``user`` (the name is
+    another account's or the platform's, or the account's cap is reached), and
+    :class:`SubmissionError` for any other refusal (a malformed name, a platform write
+    into an entry of another owner or kind).
     """
-    name = check_model_name(name)
-    owner = user if kind == ModelEntry.Kind.MODEL and user is not None else None
-    entry, created = ModelEntry.objects.get_or_create(
-        name=name, defaults={"kind": kind, "owner": owner}
-    )
-    if not created and not may_use_model(user, entry):
-        raise ModelNotYours(
-            f"the model {name!r} belongs to another account; choose another name, or ask "
-            "the site's staff to transfer it"
-        )
+    try:
+        entry = names.claim_model_name(name, user=user, kind=kind)
+    except names.ModelNameError as error:
+        if error.status == 403:
+            raise ModelNotYours(str(error)) from None
+        raise SubmissionError(str(error)) from None
     changed = [
         key
         for key, value in metadata.items()

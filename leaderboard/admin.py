@@ -41,6 +41,7 @@ from leaderboard.models import (
     ExternalBenchmark,
     ExternalScore,
     ModelEntry,
+    ModelNameAllowance,
     RotationNotice,
     Round,
     StaleGroup,
@@ -103,11 +104,22 @@ class RefreshCorrelationsOnSave:
             self.message_user(request, f"Correlations refreshed ({count} rows).", messages.INFO)
 
 
+@admin.register(ModelNameAllowance)
+class ModelNameAllowanceAdmin(admin.ModelAdmin):
+    """Raise (or lower) how many model names one account may own
+    (``MODEL_NAMES_PER_ACCOUNT`` otherwise; staff accounts have no cap)."""
+
+    list_display = ("user", "names", "note", "updated_at")
+    search_fields = ("user__username", "note")
+    raw_id_fields = ("user",)
+
+
 @admin.register(ModelEntry)
 class ModelEntryAdmin(RefreshCorrelationsOnSave, admin.ModelAdmin):
     list_display = (
         "name",
         "kind",
+        "owner_label",
         "provider",
         "parameter_count",
         "reasoning",
@@ -116,7 +128,7 @@ class ModelEntryAdmin(RefreshCorrelationsOnSave, admin.ModelAdmin):
         "public_page",
     )
     list_filter = ("kind", "reasoning", "provider")
-    search_fields = ("name", "provider")
+    search_fields = ("name", "provider", "owner__username")
     fields = (
         "name",
         "kind",
@@ -131,7 +143,16 @@ class ModelEntryAdmin(RefreshCorrelationsOnSave, admin.ModelAdmin):
     actions = [recompute_now]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(n_scores=Count("external_scores"))
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("owner")
+            .annotate(n_scores=Count("external_scores"))
+        )
+
+    @admin.display(ordering="owner__username", description="owner")
+    def owner_label(self, obj: ModelEntry) -> str:
+        return obj.owner_label
 
     @admin.display(ordering="n_scores", description="external scores")
     def n_scores(self, obj: ModelEntry) -> int:

@@ -15,7 +15,7 @@ from benchmark.permissions import PublicButNotParticipant
 from engine.core.families.kumo.game import display_order
 from engine.serializers import ErrorSerializer
 from leaderboard import actions, ranked
-from leaderboard.models import BoardRow, RankedGame, Submission
+from leaderboard.models import BoardRow, RankedGame, Submission, model_name_key
 from leaderboard.serializers import (
     BoardRowSerializer,
     RankedGameRequestSerializer,
@@ -168,7 +168,7 @@ class RankedGameList(APIView):
         )
         model = request.query_params.get("model", "").strip()
         if model:
-            games = games.filter(model__name=model)
+            games = games.filter(model__name_key=model_name_key(model))
         return Response(RankedGameSerializer(games, many=True).data)
 
     @extend_schema(
@@ -251,7 +251,9 @@ class LeaderboardList(generics.ListAPIView):
             chosen = pick_round(public_rounds(), self.request.query_params.get("round", ""))
         except BadFilter as error:
             raise ValidationError({"round": str(error)}) from None
-        rows = BoardRow.objects.filter(round=chosen).select_related("model", "domain", "round")
+        rows = BoardRow.objects.filter(round=chosen).select_related(
+            "model__owner", "domain", "round"
+        )
         truths, actions_ = (
             int_query_param(self.request, "truths"),
             int_query_param(self.request, "actions"),

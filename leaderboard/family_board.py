@@ -22,8 +22,8 @@ from django.db.models import Avg, Count, Q, Sum
 
 from engine.core.families.base import FamilyError, get_family
 from engine.models import FamilyAttempt
+from leaderboard.names import PEOPLE, owner_labels
 
-PEOPLE = "People"
 LEVEL_ORDER = {"easy": 0, "medium": 1, "hard": 2, "": 3}
 SUBTASK_FAMILIES = {"puzzles"}
 
@@ -92,6 +92,8 @@ class FamilyRow:
     parse_error_rate: float
     mean_tokens: float
     subtasks: SubtaskFigures | None = field(default=None)
+    # The account owning the player's name ("platform" for baselines and People).
+    owner: str = ""
 
 
 def counted_attempts(round_name: str = ""):
@@ -124,7 +126,9 @@ def family_rows(round_name: str = "") -> list[FamilyRow]:
             tokens=Sum("tokens"),
         )
     )
+    grouped = list(grouped)
     figures = _subtask_figures(round_name)
+    owners = owner_labels(g["model_name"] or PEOPLE for g in grouped)
     rows = []
     for g in grouped:
         low, high = wilson(g["right"], g["n"])
@@ -144,6 +148,7 @@ def family_rows(round_name: str = "") -> list[FamilyRow]:
                 parse_error_rate=g["parse_errors"] / g["n"],
                 mean_tokens=(g["tokens"] or 0) / g["n"],
                 subtasks=figures.get(key),
+                owner=owners.get(g["model_name"] or PEOPLE, ""),
             )
         )
     rows.sort(

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from engine.core.families.base import get_family
 from engine.core.families.games.common import DIMENSIONS
 from leaderboard.family_board import PEOPLE, counted_attempts, level_rank
+from leaderboard.names import owner_labels
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class DimensionRow:
     dimensions: dict[str, float | None]
     overall: float | None
     scores: tuple[GameScore, ...]
+    # The account owning the player's name ("platform" for baselines and People).
+    owner: str = ""
 
     @property
     def figures(self) -> list[float | None]:
@@ -103,6 +106,7 @@ def dimension_rows(round_name: str = "") -> list[DimensionRow]:
             scores[(level, player)].append(GameScore(kind, game.dimension, n, raw, normalised))
 
     rows = []
+    owners = owner_labels(player for _, player in scores)
     for (level, player), mine in scores.items():
         by_dimension: dict[str, list[float]] = defaultdict(list)
         for score in mine:
@@ -122,6 +126,7 @@ def dimension_rows(round_name: str = "") -> list[DimensionRow]:
                 dimensions=dimensions,
                 overall=sum(present) / len(present) if present else None,
                 scores=tuple(sorted(mine, key=lambda s: (s.dimension, s.kind))),
+                owner=owners.get(player, ""),
             )
         )
     rows.sort(

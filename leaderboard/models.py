@@ -7,6 +7,7 @@ rebuilt by ``leaderboard.recompute`` from the trajectories, never on request.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import date
 
 from dateutil.relativedelta import relativedelta
@@ -41,6 +42,24 @@ def validate_model_name(name: str) -> None:
         raise ValidationError(f"the model name {name!r} {MODEL_NAME_RULE}")
 
 
+def model_name_key(name: str) -> str:
+    """The form in which two model names are the same name: Unicode NFKC normalisation and
+    case folding (NFKC again after folding, as Unicode's NFKC_Casefold does), runs of white
+    space as one space. ``ALPHA``, ``Alpha`` and ``alpha`` share a key; so would a
+    full-width ``ａｌｐｈａ``, were such a name ever stored."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return " ".join(folded.split())
+
+
+class ModelEntryQuerySet(models.QuerySet):
+    def bulk_create(self, objs, *args, **kwargs):
+        # ``save()`` is skipped here: fill each new row's key as ``save()`` would.
+        objs = list(objs)
+        for entry in objs:
+            entry.name_key = model_name_key(entry.name)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class ModelEntry(models.Model):
     """A player on the board: a language model, a built-in baseline or the human study.
 
@@ -55,6 +74,9 @@ class ModelEntry(models.Model):
         HUMAN = "human", "human study"
 
     name = models.CharField(max_length=200, unique=True, validators=[validate_model_name])
+    # ``model_name_key(name)``, kept by ``save()``: names are unique in this form, so no one
+    # can take ``ALPHA`` while ``alpha`` is someone else's (leaderboard.names).
+    name_key = models.CharField(max_length=200, unique=True, editable=False)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.MODEL)
     provider = models.CharField(max_length=200, blank=True)
     parameter_count = models.BigIntegerField(null=True, blank=True)
@@ -71,12 +93,72 @@ class ModelEntry(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = ModelEntryQuerySet.as_manager()
+
     class Meta:
         ordering = ["name"]
         verbose_name = "model"
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        self.name_key = model_name_key(self.name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_key"}
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        """The naming rules an admin form can check (leaderboard.names states them all):
+        unique ignoring case and Unicode form; a reserved name only for the platform."""
+        from leaderboard.names import reserved_names
+
+        key = model_name_key(self.name or "")
+        other = ModelEntry.objects.filter(name_key=key).exclude(pk=self.pk).first()
+        if other is not None:
+            raise ValidationError(
+                {"name": f"the name is taken by the entry {other.name!r} (names ignore case)"}
+            )
+        platform_kind = reserved_names().get(key)
+        if platform_kind is not None and (self.kind != platform_kind or self.owner_id):
+            raise ValidationError(
+                {
+                    "name": f"{self.name!r} is reserved for the platform's "
+                    f"{ModelEntry.Kind(platform_kind).label} (kind {platform_kind}, no owner)"
+                }
+            )
+
+    @property
+    def owner_label(self) -> str:
+        """Who answers for this entry, as the board shows it: the owning account's
+        username, or "platform" for the built-in baselines and the human study (and any
+        entry no account owns, which only staff can write to)."""
+        return self.owner.username if self.owner_id else PLATFORM_OWNER
+
+
+# The owner shown for entries no account owns: baselines, the human study.
+PLATFORM_OWNER = "platform"
+
+
+class ModelNameAllowance(models.Model):
+    """How many model names one account may own, when staff raised it above
+    ``settings.MODEL_NAMES_PER_ACCOUNT`` (leaderboard.names). Staff accounts have no cap."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="model_name_allowance"
+    )
+    names = models.PositiveIntegerField(
+        help_text="model names this account may own (in place of the site's default cap)"
+    )
+    note = models.CharField(max_length=300, blank=True, help_text="why (for other staff)")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = "model-name allowance"
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.names} model names"
 
 
 class Submission(models.Model):

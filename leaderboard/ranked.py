@@ -30,14 +30,8 @@ from engine.actions import EngineError, do_store_instances
 from engine.core.families.kumo.generate import GenerationError, generate_instance
 from engine.core.families.kumo.metrics import relative_action_count
 from engine.models import Domain, Instance, PlaySession
-from leaderboard.actions import (
-    SubmissionError,
-    check_model_name,
-    get_or_create_model,
-    mark_stale,
-    may_use_model,
-    queue_recompute,
-)
+from leaderboard import names as naming
+from leaderboard.actions import mark_stale, queue_recompute
 from leaderboard.models import ModelEntry, RankedGame, Round, Trajectory
 
 # Seeds of ranked instances: 62 random bits (the database column is a signed 64-bit int).
@@ -83,14 +77,26 @@ def max_open_games() -> int:
     return max(1, int(getattr(settings, "RANKED_MAX_OPEN_GAMES", 8)))
 
 
+def _name_refused(error: naming.ModelNameError) -> RankedError:
+    refused = NotYours(str(error)) if error.status == 403 else RankedError(str(error))
+    refused.status = error.status
+    return refused
+
+
 def check_ranked_request(
-    user: User, *, model: str, domain: str, n_truths: int, n_actions: int
+    user: User,
+    *,
+    model: str,
+    domain: str,
+    n_truths: int,
+    n_actions: int,
+    kind: str = ModelEntry.Kind.MODEL,
 ) -> RankedRequest:
     """Validate a request for the next ranked game; raises :class:`RankedError`."""
     try:
-        name = check_model_name(model)
-    except SubmissionError as error:
-        raise RankedError(str(error)) from None
+        name = naming.clean_model_name(model)
+    except naming.ModelNameError as error:
+        raise _name_refused(error) from None
     live = Round.objects.filter(status=Round.Status.ACTIVE).first()
     if live is None:
         raise NoMoreGames("no round is live: ranked games are played during a live round only")
@@ -103,12 +109,10 @@ def check_ranked_request(
             f"round {live.name} has no setting {n_truths}x{n_actions} "
             f"(its settings: {live.settings_label})"
         )
-    entry = ModelEntry.objects.filter(name=name).first()
-    if entry is not None and not may_use_model(user, entry):
-        raise NotYours(
-            f"the model {name!r} belongs to another account; choose another name, or ask "
-            "the site's staff to transfer it"
-        )
+    try:
+        naming.check_claim(name, user=user, kind=kind)
+    except naming.ModelNameError as error:
+        raise _name_refused(error) from None
     return RankedRequest(live, name, domain_row, n_truths, n_actions)
 
 
@@ -176,12 +180,12 @@ def do_start_ranked_game(
        games ran out meanwhile (a parallel request), the fresh instance is deleted unused.
     """
     request = check_ranked_request(
-        user, model=model, domain=domain, n_truths=n_truths, n_actions=n_actions
+        user, model=model, domain=domain, n_truths=n_truths, n_actions=n_actions, kind=kind
     )
     try:
-        entry = get_or_create_model(request.model_name, user=user, kind=kind)
-    except SubmissionError as error:
-        raise NotYours(str(error)) from None
+        entry = naming.claim_model_name(request.model_name, user=user, kind=kind)
+    except naming.ModelNameError as error:
+        raise _name_refused(error) from None
     _check_room(request, entry)
     instance = _fresh_instance(request)
     try:

@@ -12,6 +12,7 @@ columns masked to its instances.
 
 from __future__ import annotations
 
+import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -34,13 +35,14 @@ from leaderboard.models import (
     StaleGroup,
     Trajectory,
 )
+from leaderboard.names import HUMANS, ModelNameError, claim_model_name
 
 # Imported on first use (engine.core.lazy): commands that never recompute start faster.
 pd = lazy_module("pandas")
 np = lazy_module("numpy")
+logger = logging.getLogger(__name__)
 
 BOOTSTRAP_SAMPLES = 1000
-HUMANS = "Humans (study)"
 # A board group is one model on one domain in one setting, verified or self-reported:
 # the two kinds of trajectory never share a row.
 GROUP_KEYS = ["model_id", "verified", "domain_id", "n_truths", "n_actions"]
@@ -447,9 +449,16 @@ def sync_human_trajectories() -> int:
     """
     from engine.core.families.kumo.metrics import relative_action_count
 
-    humans, _ = ModelEntry.objects.get_or_create(
-        name=HUMANS, defaults={"kind": ModelEntry.Kind.HUMAN, "provider": "human study"}
-    )
+    try:
+        humans = claim_model_name(HUMANS, user=None, kind=ModelEntry.Kind.HUMAN)
+    except ModelNameError as error:
+        # Never write the study into an entry that is not the platform's human row; the
+        # rest of the board is recomputed all the same.
+        logger.error("the human baseline was not refreshed: %s", error)
+        return 0
+    if not humans.provider:
+        humans.provider = "human study"
+        humans.save(update_fields=["provider"])
     # Only the study's own tasks: a selected participant's other sessions (had they any)
     # never enter the baseline.
     in_task_set = TaskSetItem.objects.filter(

@@ -45,9 +45,11 @@ from engine.core.families.kumo.kumo_release import (
 from engine.core.families.kumo.metrics import kumo_record_to_information_actions
 from engine.models import Domain, Instance
 from leaderboard.actions import SubmissionError, deferred_recompute, submit_results
-from leaderboard.models import Submission
+from leaderboard.models import ModelNameAllowance, Submission
 
 RELEASE_ACCOUNT = "kumo-release"
+# Model names the release account may own (one per published model and agent).
+RELEASE_NAMES = 1000
 
 
 @dataclass
@@ -87,10 +89,17 @@ class ReleaseReport:
 
 
 def release_account() -> User:
+    """The account a release's results are filed under. It owns one model name per
+    published model and agent, more than an account's default cap (leaderboard.names), so
+    it gets an allowance of names, visible and editable in the admin like any other."""
     user, created = User.objects.get_or_create(username=RELEASE_ACCOUNT)
     if created:
         user.set_unusable_password()
         user.save(update_fields=["password"])
+    ModelNameAllowance.objects.get_or_create(
+        user=user,
+        defaults={"names": RELEASE_NAMES, "note": "the KUMO release's published models"},
+    )
     return user
 
 

@@ -141,6 +141,11 @@ class RankedGameSerializer(serializers.ModelSerializer):
 class BoardRowSerializer(serializers.ModelSerializer):
     model = serializers.CharField(source="model.name")
     kind = serializers.CharField(source="model.kind")
+    owner = serializers.CharField(
+        source="model.owner_label",
+        help_text='the account that owns the model\'s name; "platform" for the built-in '
+        "baselines and the human study",
+    )
     verified = serializers.BooleanField(
         help_text="true: built from play the server recorded itself (ranked games, the "
         "runner, the human study); false: re-scored from uploaded files (self-reported)"
@@ -157,6 +162,7 @@ class BoardRowSerializer(serializers.ModelSerializer):
         fields = [
             "model",
             "kind",
+            "owner",
             "verified",
             "domain",
             "round",

@@ -51,6 +51,7 @@ RECORD_FIELDS = [
     "rank",
     "model",
     "kind",
+    "owner",
     "verified",
     "provider",
     "domain",
@@ -222,7 +223,7 @@ def board_rows(filters: Filters) -> list[BoardRow]:
     """
     rows = BoardRow.objects.filter(
         n_truths=filters.setting.n_truths, n_actions=filters.setting.n_actions, round=filters.round
-    ).select_related("model")
+    ).select_related("model__owner")
     if filters.domain:
         rows = rows.filter(domain__name=filters.domain)
     else:
@@ -245,6 +246,7 @@ def board_records(rows: list[BoardRow], filters: Filters) -> list[dict]:
             "rank": row.rank,
             "model": row.model.name,
             "kind": row.model.kind,
+            "owner": row.model.owner_label,
             "verified": row.verified,
             "provider": row.model.provider,
             "domain": filters.domain or None,
@@ -324,7 +326,7 @@ def board_download(request, fmt: str):
 @require_safe
 def model_detail(request, model_id: int):
     """One model: its rows per setting and domain, its submissions, its external scores."""
-    model = get_object_or_404(ModelEntry, pk=model_id)
+    model = get_object_or_404(ModelEntry.objects.select_related("owner"), pk=model_id)
     rows = list(
         BoardRow.objects.filter(model=model, round__isnull=True)
         .select_related("domain")

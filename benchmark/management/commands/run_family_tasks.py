@@ -9,6 +9,7 @@ from benchmark.llm import ChatClient, LLMConfigError
 from engine.core.families.base import FamilyError, get_family
 from engine.families import do_generate_family_tasks
 from engine.models import FamilyTask
+from leaderboard.names import ModelNameError
 
 
 class Command(BaseCommand):
@@ -34,7 +35,12 @@ class Command(BaseCommand):
         parser.add_argument("--runs", type=int, default=1)
         parser.add_argument("--concurrency", type=int, default=4)
         parser.add_argument("--timeout", type=float, default=120.0)
-        parser.add_argument("--as-user", default="runner", help="account the run is filed under")
+        parser.add_argument(
+            "--as-user",
+            default="runner",
+            help="account the run is filed under; a chat model's name is owned by it (and "
+            "counts towards its cap of model names unless it is staff)",
+        )
         parser.add_argument(
             "--round",
             default="",
@@ -99,7 +105,7 @@ class Command(BaseCommand):
                 concurrency=o["concurrency"],
                 seed=o["seed"],
             )
-        except (ValidationError, ValueError) as error:
+        except (ValidationError, ValueError, ModelNameError) as error:
             message = error.messages[0] if isinstance(error, ValidationError) else str(error)
             raise CommandError(message) from None
         self.stdout.write(
