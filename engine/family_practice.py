@@ -21,6 +21,7 @@ Operators' ``generate_family_tasks`` command is not limited: it calls
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -32,6 +33,8 @@ from django.utils import timezone
 from engine import families, practice
 from engine.core.families.base import FamilyError, get_family
 from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
+
+logger = logging.getLogger(__name__)
 
 # A request still pending or running this long after it was made lost its job (a worker
 # died, a message was dropped): it no longer blocks a new one and is reported as failed.
@@ -166,6 +169,11 @@ def run_family_practice_request(request_id: int) -> str:
         )
     except FamilyError as error:
         return _finish(request, error=f"no task could be generated: {error}"[:500])
+    except Exception:
+        # A bug, not a bad request: logged for the operators, and the player is told
+        # instead of waiting for the request to go stale.
+        logger.exception("family practice request %s failed", request_id)
+        return _finish(request, error="no task could be generated: an error on our side")
     task = report.tasks[0]
     families.start_attempt(request.player, task)
     return _finish(request, task=task)
