@@ -45,6 +45,16 @@ urlpatterns = [
     path("families/", family_views.family_list, name="families"),
     path("families/play/", family_views.play, name="family-play"),
     path("families/attempts/<int:attempt_id>/", family_views.attempt, name="family-attempt"),
+    path(
+        "families/practice/<int:request_id>/",
+        family_views.practice_request,
+        name="family-practice-request",
+    ),
+    path(
+        "families/practice/<int:request_id>/status/",
+        family_views.practice_request_status,
+        name="family-practice-status",
+    ),
     path("docs/<slug:page>/", engine_views.docs_page, name="docs"),
     path("study/", include("humanstudy.urls")),
     path("leaderboard/", include("leaderboard.urls")),

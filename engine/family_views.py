@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import secrets
-
+from axes.helpers import get_client_ip_address
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from engine import families
-from engine.core.families.base import FamilyError
-from engine.models import FamilyAttempt, FamilyTask
+from engine import families, family_practice
+from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
+from engine.practice import PracticeError
 
 
 def family_list(request):
@@ -29,30 +30,48 @@ def _not_a_participant(user) -> None:
 @require_POST
 def play(request):
     """Start an attempt at a stored task of the chosen kind and level the player has not
-    tried yet, or at a freshly generated one when every stored task was tried."""
+    tried yet, or ask for a fresh one and wait for it on the request's page
+    (``engine.family_practice``). Past the hourly limit: the list again, saying why (429)."""
     _not_a_participant(request.user)
-    family, kind, level = (request.POST.get(k, "") for k in ("family", "kind", "level"))
-    from leaderboard.access import visible_family_tasks
+    try:
+        wanted = family_practice.check_family_practice(
+            *(request.POST.get(k, "") for k in ("family", "kind", "level")),
+            ip_address=get_client_ip_address(request),
+        )
+        outcome = family_practice.do_request_family_practice(request.user, wanted)
+    except family_practice.FamilyPracticeError as error:
+        messages.error(request, str(error))
+        return redirect("families")
+    except PracticeError as error:
+        context = {"families": families.families_catalogue(), "refusal": str(error)}
+        return render(request, "engine/families.html", context, status=error.status)
+    if outcome.attempt is not None:
+        return redirect("family-attempt", attempt_id=outcome.attempt.pk)
+    return redirect("family-practice-request", request_id=outcome.request.pk)
 
-    tried = FamilyAttempt.objects.filter(player=request.user).values("task_id")
-    task = (
-        visible_family_tasks()
-        .filter(family=family, kind=kind, level=level)
-        .exclude(pk__in=tried)
-        .order_by("?")
-        .first()
-    )
-    if task is None:
-        try:
-            report = families.do_generate_family_tasks(
-                family, kind, count=1, seed=secrets.randbits(40), level=level or None
-            )
-        except FamilyError as error:
-            messages.error(request, str(error))
-            return redirect("families")
-        task = report.tasks[0]
-    attempt, _ = families.start_attempt(request.user, task)
-    return redirect("family-attempt", attempt_id=attempt.pk)
+
+def _own_request(request, request_id: int) -> dict:
+    wanted = get_object_or_404(FamilyPracticeRequest, pk=request_id, player=request.user)
+    return family_practice.request_state(wanted)
+
+
+@login_required
+def practice_request(request, request_id: int):
+    """The page a player waits on while their fresh task is generated: it goes on to the
+    attempt once the task is ready, or says why it could not be made. Without JavaScript
+    it reloads itself; family_practice.js polls the status endpoint instead."""
+    state = _own_request(request, request_id)
+    if state["attempt"] is not None:
+        return redirect("family-attempt", attempt_id=state["attempt"])
+    return render(request, "engine/family_practice_request.html", {"state": state})
+
+
+@login_required
+def practice_request_status(request, request_id: int):
+    """The request's state as JSON, with the attempt's address once it is ready."""
+    state = _own_request(request, request_id)
+    url = reverse("family-attempt", args=[state["attempt"]]) if state["attempt"] else None
+    return JsonResponse({**state, "url": url})
 
 
 @login_required

@@ -542,6 +542,53 @@ class FamilyAttempt(models.Model):
         return self.finished_at is not None
 
 
+class FamilyPracticeRequest(models.Model):
+    """A player's request for a freshly generated practice task of a family (kind, level),
+    made when they had tried every stored public one. The generation runs in a background
+    job (``engine.tasks.generate_family_practice_task``); the request says how it went.
+
+    Each row is one generation: with ``PracticeGame`` it is what the hourly limits of
+    ``engine.practice`` count. A player has at most one request of a (family, kind, level)
+    in flight, so a repeated click waits for the same job instead of queuing another.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    player = models.ForeignKey(
+        "auth.User", on_delete=models.CASCADE, related_name="family_practice_requests"
+    )
+    family = models.SlugField(max_length=50)
+    kind = models.SlugField(max_length=50)
+    level = models.CharField(max_length=20, blank=True)
+    # The client's address as django-axes sees it (as for ``PracticeGame``).
+    ip_address = models.GenericIPAddressField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    task = models.ForeignKey(
+        FamilyTask, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(db_index=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "family", "kind", "level"],
+                condition=models.Q(status__in=["pending", "running"]),
+                name="one_family_practice_request_in_flight",
+            )
+        ]
+        indexes = [models.Index(fields=["ip_address", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.family}/{self.kind} {self.level} for {self.player_id}: {self.status}"
+
+
 class WordClue(models.Model):
     """A crossword clue written by the authoring LLM for a word of the bundled list,
     checked (``engine.core.families.puzzles.words.clue_problem``) before it was stored.

@@ -14,7 +14,8 @@ study.
 
 Starting games costs the server a generation and a solve each, so a player may start at
 most ``VISITOR_GAMES_PER_HOUR`` per hour, and the visitors of one address at most
-``VISITOR_GAMES_PER_HOUR_PER_IP`` between them.
+``VISITOR_GAMES_PER_HOUR_PER_IP`` between them (``check_hourly_limit``; fresh family
+practice tasks, ``engine.family_practice``, count in the same budget).
 
 ``check_practice_request`` validates, ``do_start_practice_game`` writes.
 """
@@ -34,7 +35,14 @@ from django.utils import timezone
 from benchmark.permissions import is_visitor
 from engine.actions import EngineError, do_store_instances
 from engine.core.families.kumo.generate import GenerationError, generate_instance
-from engine.models import Domain, Instance, PlaySession, PracticeGame, Visitor
+from engine.models import (
+    Domain,
+    FamilyPracticeRequest,
+    Instance,
+    PlaySession,
+    PracticeGame,
+    Visitor,
+)
 
 # The difficulty settings of docs/domain-model.md ("Difficulty settings").
 LEVELS = {"easy": (4, 6), "hard": (12, 16)}
@@ -115,37 +123,59 @@ def check_practice_request(
         if not names:
             raise PracticeError("no domain is loaded yet: there is nothing to practise on")
         row = choices.get(name=random.choice(names))
-    _check_rate(user, ip_address)
+    check_hourly_limit(user, ip_address)
     return PracticeRequest(row, n_truths, n_actions, ip_address)
 
 
-def _check_rate(user, ip_address: str | None) -> None:
+def check_hourly_limit(user, ip_address: str | None) -> None:
+    """Refuse (:class:`TooManyGames`) a generation past the hourly limits: a player's own
+    (``VISITOR_GAMES_PER_HOUR``) and, for visitors, their address's
+    (``VISITOR_GAMES_PER_HOUR_PER_IP``).
+
+    KUMO practice games and fresh family practice tasks (``FamilyPracticeRequest``) share
+    one budget: both cost the server a generation, and a second budget would only double
+    what one visitor can ask for. A stored family task served instead is not counted.
+    """
     since = timezone.now() - WINDOW
-    recent = PracticeGame.objects.filter(started_at__gte=since)
+    games = PracticeGame.objects.filter(started_at__gte=since)
+    fresh = FamilyPracticeRequest.objects.filter(created_at__gte=since)
     if user is not None and user.is_authenticated:
         limit = games_per_hour()
-        mine = recent.filter(session__player=user)
-        if mine.count() >= limit:
+        mine = (games.filter(session__player=user), fresh.filter(player=user))
+        if _count(mine) >= limit:
             raise TooManyGames(_refusal(f"You have started {limit}", limit, mine))
     if ip_address and (user is None or not user.is_authenticated or is_visitor(user)):
         # Per address for visitors only: clearing cookies makes a new guest, not a new
         # address. Signed-in users are counted by their account (a lab shares an address).
         limit = games_per_hour_per_ip()
-        here = recent.filter(ip_address=ip_address, session__player__visitor__isnull=False)
-        if here.count() >= limit:
+        here = (
+            games.filter(ip_address=ip_address, session__player__visitor__isnull=False),
+            fresh.filter(ip_address=ip_address, player__visitor__isnull=False),
+        )
+        if _count(here) >= limit:
             raise TooManyGames(
                 _refusal(f"Visitors from your address have started {limit}", limit, here)
             )
 
 
-def _refusal(who: str, limit: int, games) -> str:
-    oldest = games.order_by("started_at").values_list("started_at", flat=True).first()
+def _count(counted: tuple) -> int:
+    games, fresh = counted
+    return games.count() + fresh.count()
+
+
+def _refusal(who: str, limit: int, counted: tuple) -> str:
+    games, fresh = counted
+    starts = [
+        games.order_by("started_at").values_list("started_at", flat=True).first(),
+        fresh.order_by("created_at").values_list("created_at", flat=True).first(),
+    ]
+    oldest = min((at for at in starts if at is not None), default=None)
     wait = (oldest + WINDOW - timezone.now()) if oldest else WINDOW
     minutes = max(1, -(-int(wait.total_seconds()) // 60))
     return (
         f"{who} practice games in the last hour, the most allowed "
-        f"({limit} an hour). You can start another in about {minutes} "
-        f"minute{'s' if minutes != 1 else ''}."
+        f"({limit} an hour; KUMO games and freshly generated family tasks count together). "
+        f"You can start another in about {minutes} minute{'s' if minutes != 1 else ''}."
     )
 
 
@@ -169,7 +199,7 @@ def _fresh_instance(request: PracticeRequest) -> Instance:
     raise GenerationFailed("no practice task could be stored; try again")
 
 
-def _lock_address(ip_address: str | None) -> None:
+def lock_address(ip_address: str | None) -> None:
     """Serialise game starts from one address until the transaction ends, so that parallel
     requests cannot all pass the count. SQLite already runs one write transaction at a time
     (IMMEDIATE mode); PostgreSQL takes a transaction-level advisory lock on the address."""
@@ -191,13 +221,13 @@ def do_start_practice_game(user, request: PracticeRequest) -> PlaySession:
     instance = _fresh_instance(request)
     try:
         with transaction.atomic():
-            _lock_address(request.ip_address)
+            lock_address(request.ip_address)
             if user is not None and user.is_authenticated:
                 User.objects.select_for_update().filter(pk=user.pk).first()
-                _check_rate(user, request.ip_address)
+                check_hourly_limit(user, request.ip_address)
                 player = user
             else:
-                _check_rate(None, request.ip_address)
+                check_hourly_limit(None, request.ip_address)
                 player = _make_guest()
             session = PlaySession.objects.create(
                 player=player, instance=instance, book=instance.current_book()

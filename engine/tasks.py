@@ -107,3 +107,12 @@ def purge_practice_task() -> dict:
     from engine.practice import purge_practice
 
     return purge_practice()
+
+
+@shared_task(name="engine.generate_family_practice")
+def generate_family_practice_task(request_id: int) -> str:
+    """Generate a player's fresh family practice task; claimed once (a second delivery
+    finds the request no longer pending), a failure recorded on the request."""
+    from engine.family_practice import run_family_practice_request
+
+    return run_family_practice_request(request_id)

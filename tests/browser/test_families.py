@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from django.contrib.auth.models import User
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from engine.models import FamilyAttempt
@@ -59,3 +60,27 @@ class FamilyPlayTests(BrowserTestCase):
         expect(page.locator("#answer")).to_have_value(" -> ".join(task.hidden["route"]))
         self.finish(page)
         expect(page.locator("#family-optimal")).to_have_text("yes")
+
+    def test_the_waiting_page_moves_on_to_the_task_once_its_job_has_run(self):
+        """A fresh task being generated: the page says so, polls the request's status
+        (family_practice.js) and opens the attempt once the job is done."""
+        from engine.family_practice import run_family_practice_request
+        from engine.models import FamilyPracticeRequest
+
+        def pending() -> int:
+            return FamilyPracticeRequest.objects.create(
+                player=User.objects.get(username="reasoner"),
+                family="simple",
+                kind="math",
+                level="medium",
+                created_at=timezone.now(),
+            ).pk
+
+        request_id = orm(pending)
+        page = self.start_browser()
+        waiting = f"/families/practice/{request_id}/"
+        self.log_in(page, "reasoner", PASSWORD, waiting)
+        expect(page.locator("#family-practice-waiting")).to_contain_text("Preparing your task")
+        orm(run_family_practice_request, request_id)  # the job, as a worker would run it
+        page.wait_for_url(re.compile(r"/families/attempts/\d+/$"))
+        expect(page.locator("#family-answer-form")).to_be_visible()

@@ -181,15 +181,13 @@ def test_chat_models_through_every_game_give_rows_per_game_and_dimension():
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES.kinds))
-def test_every_game_has_a_page_to_play_it_on(make_user, kind):
+def test_every_game_has_a_page_to_play_it_on(make_user, play_family, kind):
     """Each game's page: the rules, the board as the server draws it, a move box, and the
     keys the game takes; never a secret of the game (checked where it is a string)."""
     player = make_user(f"page-{kind}")
     client = Client()
     client.force_login(player)
-    response = client.post("/families/play/", {"family": "games", "kind": kind, "level": "easy"})
-    assert response.status_code == 302
-    page = client.get(response["Location"]).content.decode()
+    page = client.get(play_family(client, "games", kind)).content.decode()
     attempt = FamilyAttempt.objects.get(player=player)
     public, hidden = attempt.task.public, attempt.task.hidden
     assert 'id="move"' in page and 'id="family-submit"' in page

@@ -112,20 +112,19 @@ def test_bad_answers_and_strangers_are_refused(api, make_user):
     assert wrong["correct"] is False and wrong["value"] == 0.0
 
 
-def test_the_pages_play_a_task_and_keep_the_answer_until_the_end(make_user):
+def test_the_pages_play_a_task_and_keep_the_answer_until_the_end(make_user, play_family):
     user = make_user("reader")
     client = Client()
     client.force_login(user)
     page = client.get("/families/").content.decode()
     assert 'data-kind="travel"' in page and 'value="hard"' in page
-    response = client.post("/families/play/", {"family": "simple", "kind": "math", "level": "easy"})
-    assert response.status_code == 302
+    location = play_family(client, "simple", "math")
     attempt = FamilyAttempt.objects.get(player=user)
     task = attempt.task
-    before = client.get(response["Location"]).content.decode()
+    before = client.get(location).content.decode()
     assert "A right answer" not in before and 'id="family-answer-form"' in before
-    client.post(response["Location"], {"answer": str(task.hidden["answer"])})
-    after = client.get(response["Location"]).content.decode()
+    client.post(location, {"answer": str(task.hidden["answer"])})
+    after = client.get(location).content.decode()
     assert "Correct" in after and str(task.hidden["answer"]) in after
     refused = client.post("/families/play/", {"family": "simple", "kind": "nope", "level": "x"})
     assert refused.status_code == 302 and refused["Location"] == "/families/"
