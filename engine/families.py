@@ -215,7 +215,7 @@ def _score_answer(attempt: FamilyAttempt, answer: object, client: object, now) -
     attempt.details = dict(score.details)
     attempt.finished_at = now
     attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
-    attempt.client = clean_client_signals(client) or {}
+    attempt.client = clean_client_signals(client)  # None: no report came
     attempt.save(
         update_fields=[
             "answer", "correct", "value", "details", "finished_at", "elapsed_ms", "client"
