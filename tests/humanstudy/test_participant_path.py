@@ -334,6 +334,7 @@ def test_the_live_monitor_shows_who_is_where_in_constant_queries(
     assert rows[study[1]["id"]]["stage"] == "declined consent"
     assert not rows[study[1]["id"]]["dropped_out"]
     assert rows[study[2]["id"]]["dropped_out"] and rows[study[2]["id"]]["idle_seconds"] > 3000
+    assert rows[study[0]["id"]]["moves"] == rows[study[0]["id"]]["moves_unreported"] == 0
     assert data["summary"] == {
         "participants": 3,
         "active": 1,

@@ -289,7 +289,12 @@ def test_moves_with_no_client_report_are_recorded_as_such_and_flagged(db):
     steps_json = json.loads(admin.get("/study/export/steps.json").content)
     mine = [s for s in steps_json if s["participant"] == silent.user.username]
     assert mine and not any(s["client_reported"] for s in mine if s["position"] != "practice")
-    assert "no report" in admin.get("/study/monitor.json").content.decode()
+    monitor = {
+        row["participant"]: row for row in admin.get("/study/monitor.json").json()["participants"]
+    }
+    assert monitor[silent.user.username]["moves_unreported"] == 20
+    assert any("no report" in r for r in monitor[silent.user.username]["flag_reasons"])
+    assert monitor[reporting.user.username]["moves_unreported"] == 0
 
     # The rule is off at 0, like the others.
     config.max_unreported_share = 0
