@@ -316,3 +316,32 @@ def test_a_family_answer_with_no_report_is_stored_as_none(sets_with_a_family_tas
     attempt = FamilyAttempt.objects.get(player=participant.user)
     assert attempt.finished_at is not None and attempt.client is None
     assert actions.client_reports()[participant.user_id].unreported == 1
+
+
+def test_a_study_games_reports_add_up_over_its_moves(db):
+    """A game of another family keeps one report for all its moves: a paste at the first
+    move still counts after the last, and a move without a report adds nothing."""
+    build_study(participants=0)
+    call_command(
+        "build_task_sets", "--count", "1", "--family-task", "games/mastermind/easy",
+        stdout=StringIO(),
+    )  # fmt: skip
+    made = StringIO()
+    call_command("create_participants", "--count", "1", stdout=made, stderr=StringIO())
+    row = next(csv.DictReader(StringIO(made.getvalue())))
+    participant = Participant.objects.get(user__username=row["id"])
+    participant.task_set = TaskSet.objects.get(items__family_task__isnull=False)
+    participant.save(update_fields=["task_set"])
+    client = log_in(row["id"], row["password"])
+    item = participant.task_set.items.get(family_task__isnull=False)
+    location = client.post(f"/study/tasks/{item.position}/")["Location"]
+    code = item.family_task.hidden["code"]
+    wrong = [g for g in ("RRR", "GGG", "BBB", "YYY") if g != code][:3]
+    pasted = json.dumps({**PAGE_REPORT, "pastes": 1, "hidden_ms": 4000})
+    client.post(location, {"move": wrong[0], "client": pasted})
+    client.post(location, {"move": wrong[1]})  # no report: nothing added, nothing lost
+    client.post(location, {"move": wrong[2], "client": pasted})
+    attempt = FamilyAttempt.objects.get(player=participant.user)
+    assert attempt.moves == wrong
+    assert attempt.client["pastes"] == 2 and attempt.client["hidden_ms"] == 8000
+    assert attempt.client["first_input_ms"] == PAGE_REPORT["first_input_ms"]
