@@ -295,6 +295,9 @@ VISITOR_GAMES_PER_HOUR = env_int("VISITOR_GAMES_PER_HOUR", 20)
 # deleted daily (engine.practice.purge_practice): they are never analysed or ranked.
 PRACTICE_KEEP_DAYS = env_int("PRACTICE_KEEP_DAYS", 30)
 VISITOR_GAMES_PER_HOUR_PER_IP = env_int("VISITOR_GAMES_PER_HOUR_PER_IP", 60)
+# The study link (humanstudy.path.join_by_label) makes at most this many participants an
+# hour from one client address (0: none at all), so a leaked link cannot be farmed.
+STUDY_JOINS_PER_HOUR_PER_IP = env_int("STUDY_JOINS_PER_HOUR_PER_IP", 10)
 # "ADMINS=ops@example.org,lead@example.org"; without it mail_admins sends nothing.
 ADMINS = [(address, address) for address in env_list("ADMINS", [])]
 SERVER_EMAIL = env_str("SERVER_EMAIL", "kumo@localhost")

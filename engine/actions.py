@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from engine.core.families.kumo.book import check_book, write_book
 from engine.core.families.kumo.domain_io import DomainError, domain_from_json, domain_to_json
@@ -183,6 +183,35 @@ def do_store_instances(
         _store_with_books(new_rows, books)
         report.created.extend(new_rows)
     return report
+
+
+def do_generate_secret_instance(
+    domain: Domain, n_truths: int, n_actions: int, *, source: str, seed: int | None = None
+) -> Instance:
+    """Generate, solve and store one instance whose seed stays on the server: ``seed`` if
+    given (derived from a server secret, ``engine.seeds.secret_seed``), else one from the
+    operating system's secure random source (``engine.seeds.fresh_seed``). If the seed is
+    taken (2^-62 odds, or a secret seed used before), a fresh one is drawn, up to five tries.
+
+    One function for every instance whose answer must stay hidden: a ranked game's, a
+    practice game's and a study task set's (``source`` says which). Raises
+    ``GenerationError`` when the domain cannot make such an instance, ``EngineError`` when
+    none could be stored.
+    """
+    from engine.core.families.kumo.generate import generate_instance
+    from engine.seeds import fresh_seed
+
+    core_domain = domain.to_core()
+    for attempt in range(5):
+        drawn = seed if seed is not None and attempt == 0 else fresh_seed()
+        core = generate_instance(core_domain, n_truths, n_actions, drawn)
+        try:
+            report = do_store_instances(domain, [core], source=source)
+        except (EngineError, IntegrityError):
+            continue
+        if report.created:
+            return report.created[0]
+    raise EngineError("no fresh instance could be stored; try again")
 
 
 def _store_with_books(rows: list[Instance], books: list[tuple[Instance, str, list[str]]]) -> None:

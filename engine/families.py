@@ -215,7 +215,7 @@ def _score_answer(attempt: FamilyAttempt, answer: object, client: object, now) -
     attempt.details = dict(score.details)
     attempt.finished_at = now
     attempt.elapsed_ms = int((now - attempt.started_at).total_seconds() * 1000)
-    attempt.client = clean_client_signals(client) or {}
+    attempt.client = clean_client_signals(client)  # None: no report came
     attempt.save(
         update_fields=[
             "answer", "correct", "value", "details", "finished_at", "elapsed_ms", "client"
@@ -425,7 +425,7 @@ def move_attempt(
     saved; the game's state never leaves the server: it is rebuilt from the accepted moves.
     Returns the attempt as the move left it (``attempt_state`` shows what each move
     showed)."""
-    from engine.sessions import clean_client_signals
+    from engine.sessions import add_client_reports, clean_client_signals
 
     if not isinstance(move, str) or not move.strip():
         raise AttemptError("write a move first")
@@ -451,7 +451,9 @@ def move_attempt(
                 refused = str(error)
             else:
                 attempt.moves = [*attempt.moves, move.strip()]
-                attempt.client = clean_client_signals(client) or attempt.client
+                # The reports of every move add up (a paste at the first move counts
+                # as much as one at the last).
+                attempt.client = add_client_reports(attempt.client, clean_client_signals(client))
                 attempt.save(update_fields=["moves", "client"])
                 if result["over"]:
                     _end_game(attempt, family, now)

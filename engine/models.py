@@ -80,6 +80,9 @@ class Instance(models.Model):
         # Generated for one practice game started from the Play entry (engine.practice):
         # like a ranked instance, one player's alone, never listed nor offered again.
         PRACTICE = "practice", "generated for one practice game"
+        # Generated with a secret seed for a study task set (humanstudy.actions): played
+        # by that set's participants through the study's path only, never listed.
+        STUDY = "study", "generated for a study task set"
 
     domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="instances")
     n_truths = models.PositiveSmallIntegerField()
@@ -140,6 +143,9 @@ class Instance(models.Model):
 # Instances generated for one player's game: never listed, counted as a domain's tasks, put
 # in a task set, round or run, nor scored from a file (see leaderboard.access).
 ONE_PLAYER_SOURCES = (Instance.Source.RANKED, Instance.Source.PRACTICE)
+# Instances never listed nor offered outside their own path: one player's games and the
+# study task sets' instances (secret seeds; played through humanstudy.path alone).
+UNLISTED_SOURCES = (*ONE_PLAYER_SOURCES, Instance.Source.STUDY)
 
 
 def _core_extra(kumo: dict | None) -> dict:
@@ -280,7 +286,8 @@ class PlayStep(models.Model):
     elapsed_ms = models.PositiveIntegerField()
     # What the browser saw since the previous move (engine.sessions.CLIENT_SIGNALS: pastes,
     # time the page was hidden or unfocused, input timing), for the study's quality filter.
-    # Reported by the client, so only bounded integers are kept; None for other clients.
+    # Reported by the client, so only bounded integers are kept; None when the move came
+    # with no report (another client, or a page that sent none).
     client = models.JSONField(null=True, blank=True)
 
     class Meta:
@@ -516,8 +523,9 @@ class FamilyAttempt(models.Model):
     # A study task's time limit (humanstudy.path.open_task); past it the attempt ends unsolved.
     deadline_at = models.DateTimeField(null=True, blank=True)
     # What the page reported about the answer's writing (pastes, time away…), as a play
-    # step's ``client`` (engine.sessions.clean_client_signals).
-    client = models.JSONField(default=dict, blank=True)
+    # step's ``client`` (engine.sessions.clean_client_signals); None when no report came
+    # (the study's quality filter counts those apart, never as "no paste, never away").
+    client = models.JSONField(null=True, blank=True, default=None)
 
     class Meta:
         ordering = ["-started_at"]

@@ -29,12 +29,12 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from benchmark.permissions import is_visitor
-from engine.actions import EngineError, do_store_instances
-from engine.core.families.kumo.generate import GenerationError, generate_instance
+from engine.actions import EngineError, do_generate_secret_instance
+from engine.core.families.kumo.generate import GenerationError
 from engine.models import (
     Domain,
     FamilyPracticeRequest,
@@ -46,7 +46,6 @@ from engine.models import (
 
 # The difficulty settings of docs/domain-model.md ("Difficulty settings").
 LEVELS = {"easy": (4, 6), "hard": (12, 16)}
-SEED_BITS = 62  # like ranked instances: the column is a signed 64-bit integer
 WINDOW = timedelta(hours=1)
 
 
@@ -180,23 +179,17 @@ def _refusal(who: str, limit: int, counted: tuple) -> str:
 
 
 def _fresh_instance(request: PracticeRequest) -> Instance:
-    """Generate, solve and store one instance with a secret seed (another seed if the
-    drawn one happens to be taken)."""
-    core_domain = request.domain.to_core()
-    for _ in range(5):
-        seed = secrets.randbits(SEED_BITS)
-        try:
-            core = generate_instance(core_domain, request.n_truths, request.n_actions, seed)
-            report = do_store_instances(request.domain, [core], source=Instance.Source.PRACTICE)
-        except GenerationError as error:
-            raise GenerationFailed(
-                f"no practice task could be generated in {request.domain.name}: {error}"
-            ) from None
-        except (EngineError, IntegrityError):
-            continue  # the seed is taken (2^-62 odds); draw another
-        if report.created:
-            return report.created[0]
-    raise GenerationFailed("no practice task could be stored; try again")
+    """Generate, solve and store one instance with a secret seed."""
+    try:
+        return do_generate_secret_instance(
+            request.domain, request.n_truths, request.n_actions, source=Instance.Source.PRACTICE
+        )
+    except GenerationError as error:
+        raise GenerationFailed(
+            f"no practice task could be generated in {request.domain.name}: {error}"
+        ) from None
+    except EngineError:
+        raise GenerationFailed("no practice task could be stored; try again") from None
 
 
 def lock_address(ip_address: str | None) -> None:

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from engine import practice
 from engine.analysis import domain_analysis
-from engine.models import ONE_PLAYER_SOURCES, Domain, Instance, PlaySession
+from engine.models import UNLISTED_SOURCES, Domain, Instance, PlaySession
 from humanstudy.access import may_play
 from leaderboard.structure import structure_by_setting
 from leaderboard.views import PLOTLY_JS_VERSION
@@ -68,7 +68,7 @@ def continue_url_for(user) -> str:
 
 def _domains_with_counts():
     # Ranked and practice games' instances are one player's alone: not the domain's tasks.
-    stored = ~Q(instances__source__in=ONE_PLAYER_SOURCES)
+    stored = ~Q(instances__source__in=UNLISTED_SOURCES)
     return Domain.objects.annotate(
         easy=Count("instances", filter=stored & Q(instances__n_truths=4, instances__n_actions=6)),
         hard=Count("instances", filter=stored & Q(instances__n_truths=12, instances__n_actions=16)),

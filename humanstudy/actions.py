@@ -12,14 +12,14 @@ from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from engine import families, sessions
-from engine.models import Domain, FamilyAttempt, FamilyTask, Instance, PlaySession
+from engine.models import Domain, FamilyAttempt, FamilyTask, Instance, PlaySession, PlayStep
+from engine.seeds import fresh_seed, secret_seed
 from humanstudy.models import Participant, StudySettings, TaskSet, TaskSetItem
 from humanstudy.scoring import QualityThresholds, StudyMove, StudyTask, pay, quality_problems
-from leaderboard.access import playable_instances
 
 STUDY_DOMAINS = ("chemical", "education", "fantasy", "medical", "music")
 
@@ -56,86 +56,94 @@ def build_task_sets(
 ) -> list[TaskSet]:
     """Create ``count`` complete task sets: per study domain one Easy and one Hard task,
     and one task of each ``family_tasks`` entry ("FAMILY/KIND/LEVEL", e.g.
-    "puzzles/sudoku/easy"), freshly generated for the set, in a shuffled order.
+    "puzzles/sudoku/easy"), in a shuffled order.
 
-    Instances are drawn at random, preferring instances no existing set uses yet, so sets
-    overlap as little as the stored instances allow.
+    Every task is generated for its set alone, with a seed that stays on the server
+    (``engine.seeds``): the generators are open source, so a public seed would be the
+    answer. The instances are stored with source ``study`` and the family tasks with
+    origin ``study``, which keeps them out of every public list and of play outside the
+    study (``leaderboard.access``). With ``seed``, the seeds are keyed hashes of it and of
+    the set's name and item (the same build on the same server gives the same sets, which
+    no one without the server's secret can regenerate); without, they are fresh random.
+
+    Generating and solving ten instances per set takes a moment (a Hard one up to seconds):
+    this is an operator's command, run before recruiting.
     """
+    from engine.actions import EngineError, do_generate_secret_instance
+    from engine.core.families.kumo.generate import GenerationError
+
     if count < 1:
         raise StudyError("count must be at least 1")
     specs = [parse_family_spec(spec) for spec in family_tasks]
     config = StudySettings.current()
     rng = random.Random(seed) if seed is not None else random.SystemRandom()
-    settings = (
+    levels = (
         (config.easy_truths, config.easy_actions),
         (config.hard_truths, config.hard_actions),
     )
     names = study_domains(config)
-    pools: dict[tuple[str, int, int], list[int]] = {}
-    known = set(Domain.objects.filter(name__in=names).values_list("name", flat=True))
-    missing = [name for name in names if name not in known]
+    domains = {row.name: row for row in Domain.objects.filter(name__in=names)}
+    missing = [name for name in names if name not in domains]
     if missing:
         raise StudyError(f"study domain(s) not loaded: {', '.join(missing)}")
-    used = set(TaskSetItem.objects.values_list("instance_id", flat=True))
-    for name in names:
-        for n_truths, n_actions in settings:
-            # Never a ranked game's instance, nor a round's: a round keeps its answers
-            # secret, and a study task must show its answer when it ends.
-            ids = list(
-                playable_instances()
-                .filter(
-                    domain__name=name,
-                    n_truths=n_truths,
-                    n_actions=n_actions,
-                    n_valid=1,
-                    rounds__isnull=True,
-                )
-                .values_list("id", flat=True)
-            )
-            if not ids:
-                raise StudyError(
-                    f"domain {name!r} has no {n_truths}-truth / {n_actions}-action instances; "
-                    "generate some with generate_tasks"
-                )
-            pools[(name, n_truths, n_actions)] = ids
+
+    def item_seed(set_name: str, *parts: object) -> int | None:
+        return secret_seed("study", seed, set_name, *parts) if seed is not None else None
+
     created = []
-    with transaction.atomic():
-        start = TaskSet.objects.count() + 1
-        for offset in range(count):
-            task_set = TaskSet.objects.create(name=f"set-{start + offset:04d}")
-            chosen = []
-            for key in sorted(pools):
-                fresh = [pk for pk in pools[key] if pk not in used]
-                pick = rng.choice(fresh or pools[key])
-                used.add(pick)
-                chosen.append(pick)
-            items = [{"instance_id": pk} for pk in chosen]
+    for _ in range(count):
+        # One transaction per set: a failure keeps the sets already built, and no long
+        # transaction holds the database while dozens of instances are solved.
+        with transaction.atomic():
+            task_set = TaskSet.objects.create(name=f"set-{TaskSet.objects.count() + 1:04d}")
+            items = []
+            for name in names:
+                for n_truths, n_actions in levels:
+                    try:
+                        instance = do_generate_secret_instance(
+                            domains[name],
+                            n_truths,
+                            n_actions,
+                            source=Instance.Source.STUDY,
+                            seed=item_seed(task_set.name, name, n_truths, n_actions),
+                        )
+                    except (GenerationError, EngineError) as error:
+                        raise StudyError(
+                            f"domain {name!r} cannot make a {n_truths}-truth / "
+                            f"{n_actions}-action task: {error}"
+                        ) from None
+                    items.append({"instance_id": instance.pk})
             for family, kind, level in specs:
-                task = _fresh_family_task(family, kind, level, rng)
+                task = _fresh_family_task(
+                    family, kind, level, item_seed(task_set.name, family, kind, level)
+                )
                 items.append({"family_task_id": task.pk})
             rng.shuffle(items)
             TaskSetItem.objects.bulk_create(
                 TaskSetItem(task_set=task_set, position=position, **item)
                 for position, item in enumerate(items, start=1)
             )
-            created.append(task_set)
+        created.append(task_set)
     return created
 
 
-def _fresh_family_task(family: str, kind: str, level: str, rng):
-    """A stored task no set uses yet (generated with a seed from ``rng``)."""
+def _fresh_family_task(family: str, kind: str, level: str, seed: int | None) -> FamilyTask:
+    """A new task of origin ``study`` with a secret seed (``seed``, or a fresh one; a
+    task that already exists under the seed is never taken: another fresh seed is drawn)."""
+    from engine.core.families.base import FamilyError
     from engine.families import do_generate_family_tasks
 
-    used = set(
-        TaskSetItem.objects.exclude(family_task=None).values_list("family_task_id", flat=True)
-    )
-    for _ in range(20):
-        report = do_generate_family_tasks(
-            family, kind, count=1, seed=rng.randrange(2**40), level=level
-        )
-        if report.tasks[0].pk not in used:
+    for attempt in range(5):
+        drawn = seed if seed is not None and attempt == 0 else fresh_seed()
+        try:
+            report = do_generate_family_tasks(
+                family, kind, count=1, seed=drawn, level=level, origin=FamilyTask.Origin.STUDY
+            )
+        except FamilyError as error:
+            raise StudyError(str(error)) from None
+        if report.created:
             return report.tasks[0]
-    raise StudyError(f"could not draw a fresh {family}/{kind}/{level} task")
+    raise StudyError(f"could not generate a fresh {family}/{kind}/{level} task")
 
 
 def _new_credentials(existing: set[str]) -> tuple[str, str]:
@@ -330,6 +338,45 @@ def participants_attempts() -> dict[int, dict[int, FamilyAttempt]]:
     return found
 
 
+@dataclass
+class ClientReports:
+    """A participant's moves and answers in their task set, and how many of them came with
+    no report from the task page."""
+
+    moves: int = 0
+    unreported: int = 0
+
+
+def client_reports() -> dict[int, ClientReports]:
+    """Every participant's :class:`ClientReports`, by user id (two queries)."""
+    found: dict[int, ClientReports] = defaultdict(ClientReports)
+    in_set = TaskSetItem.objects.filter(
+        task_set_id=OuterRef("session__player__participant__task_set_id"),
+        instance_id=OuterRef("session__instance_id"),
+    )
+    steps = (
+        PlayStep.objects.filter(Exists(in_set))
+        .values("session__player_id")
+        .annotate(moves=Count("pk"), unreported=Count("pk", filter=Q(client__isnull=True)))
+    )
+    for row in steps:
+        found[row["session__player_id"]].moves += row["moves"]
+        found[row["session__player_id"]].unreported += row["unreported"]
+    task_in_set = TaskSetItem.objects.filter(
+        task_set_id=OuterRef("player__participant__task_set_id"), family_task_id=OuterRef("task_id")
+    )
+    answers = (
+        FamilyAttempt.objects.filter(Exists(task_in_set), model_name="")
+        .exclude(finished_at=None)
+        .values("player_id")
+        .annotate(moves=Count("pk"), unreported=Count("pk", filter=Q(client__isnull=True)))
+    )
+    for row in answers:
+        found[row["player_id"]].moves += row["moves"]
+        found[row["player_id"]].unreported += row["unreported"]
+    return found
+
+
 def in_task_set(participant: Participant, task_id: int) -> bool:
     """Whether the family task is one of the participant's set."""
     return (
@@ -357,8 +404,7 @@ def study_tasks(participant: Participant) -> list[StudyTask]:
             correct=bool(session.correct),
             actions_taken=session.actions_taken,
             moves=[
-                StudyMove(step.kind, step.elapsed_ms, step.client or {})
-                for step in session.steps.all()
+                StudyMove(step.kind, step.elapsed_ms, step.client) for step in session.steps.all()
             ],
         )
         for session in finished
@@ -378,7 +424,8 @@ def study_tasks(participant: Participant) -> list[StudyTask]:
                 n_truths=0,
                 correct=bool(attempt.correct),
                 actions_taken=0,
-                moves=[StudyMove("answer", attempt.elapsed_ms or 0, attempt.client or {})],
+                # (An empty report is none: a page's report always holds its signals.)
+                moves=[StudyMove("answer", attempt.elapsed_ms or 0, attempt.client or None)],
                 interactive=False,
                 random_chance=0.5
                 if attempt.task.public.get("answer_format") == "true or false"
@@ -407,6 +454,7 @@ def evaluate_participant(participant: Participant) -> Participant:
             max_away_seconds=config.max_away_seconds,
             max_failed_attention_checks=config.max_failed_attention_checks,
             chance_test_alpha=config.chance_test_alpha,
+            max_unreported_share=config.max_unreported_share,
         ),
         participant.attention,
     )

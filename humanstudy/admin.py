@@ -81,6 +81,7 @@ class ParticipantAdmin(admin.ModelAdmin):
         "attention",
         "answers",
         "completion_code",
+        "joined_from",
     )
     exclude = ("link_key",)
 

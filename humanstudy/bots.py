@@ -26,6 +26,24 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 KINDS = ("careful", "careless", "paste")
+# Bots join with labels shaped like Prolific's IDs (24 hexadecimal digits, the study's
+# default label pattern), recognisable by their start and with their kind in the last digit.
+BOT_PREFIX = "b07"
+KIND_DIGITS = {"careful": "c", "careless": "a", "paste": "f"}
+
+
+def bot_label(tag: str, index: int, kind: str) -> str:
+    """``BOT_PREFIX``, 8 hex digits of the run's tag, the bot's number in 12 digits and its
+    kind's digit: 24 characters."""
+    return f"{BOT_PREFIX}{tag}{index:012d}{KIND_DIGITS[kind]}"
+
+
+def bot_kind(label: str) -> str | None:
+    """The kind of the bot with this label, or None if it is no bot's."""
+    if not label.startswith(BOT_PREFIX) or len(label) != 24:
+        return None
+    return next((kind for kind, digit in KIND_DIGITS.items() if label[-1] == digit), None)
+
 
 RIGHT = {"valid": "one", "actions": "costs", "outcome": "guide", "colour": "purple"}
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
@@ -247,7 +265,6 @@ async def run_bots(
     think: float = 2.5,
     concurrency: int = 20,
     seed: int | None = None,
-    label_prefix: str = "bot",
 ) -> list[BotResult]:
     """Run one bot per kind, at most ``concurrency`` at once; ``link`` is the study link
     without its label (…/study/join/<key>/?PROLIFIC_PID=)."""
@@ -256,7 +273,7 @@ async def run_bots(
     limit = asyncio.Semaphore(concurrency)
 
     async def one(index: int, kind: str) -> BotResult:
-        label = f"{label_prefix}-{tag}-{index:03d}-{kind}"
+        label = bot_label(tag, index, kind)
         bot = Bot(
             kind,
             label,

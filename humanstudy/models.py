@@ -6,9 +6,11 @@ only decides *what* they play (a task set) and what their play is worth (pay, qu
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from engine.models import Instance
@@ -30,6 +32,13 @@ at any time; data of unfinished participation is kept only to pay you and is not
 Your answers are stored under a study ID, not your name. Please work alone and do not use
 search engines, chatbots or other help: we measure your own reasoning.
 """
+
+
+def validate_pattern(value: str) -> None:
+    try:
+        re.compile(value)
+    except re.error as error:
+        raise ValidationError(f"not a regular expression: {error}") from None
 
 
 class StudySettings(models.Model):
@@ -81,6 +90,12 @@ class StudySettings(models.Model):
         "random without any action: an exact one-sided test (each task's chance is "
         "1 / its number of truths) at this level (0 switches the rule off).",
     )
+    max_unreported_share = models.FloatField(
+        default=0.5,
+        help_text="Flag if more than this share of the participant's moves and answers came "
+        "with no report from the task page (pastes, time away…): a script or a page with "
+        "its reporting switched off sends none (0 switches the rule off).",
+    )
     success_margin_below_chance = models.FloatField(
         default=0.0,
         help_text="Flag if the success rate is more than this far below the rate of "
@@ -99,6 +114,24 @@ class StudySettings(models.Model):
         default="PROLIFIC_PID",
         help_text="The query parameter of the study link that carries the participant's "
         "label from the recruitment platform (e.g. PROLIFIC_PID, workerId).",
+    )
+    label_pattern = models.CharField(
+        max_length=200,
+        default="[0-9a-f]{24}",
+        validators=[validate_pattern],
+        help_text="A regular expression the whole label must match, after normalisation "
+        "(Unicode NFKC, surrounding spaces and punctuation removed, case folded: so "
+        "letters are lower case here). Prolific's IDs: [0-9a-f]{24}.",
+    )
+    label_help = models.CharField(
+        max_length=200,
+        default="24 characters, each a digit 0–9 or a letter a–f (a Prolific ID)",
+        help_text="What a valid label looks like, shown to whoever opens the link with another.",
+    )
+    target_participants = models.PositiveIntegerField(
+        default=0,
+        help_text="The study's target size: once this many participants have joined (and "
+        "not declined), the link says the study is full (0: no cap).",
     )
     link_key = models.CharField(
         max_length=64,
@@ -222,8 +255,12 @@ class Participant(models.Model):
 
     # Where the participant is on their path (humanstudy.path); pages follow it.
     stage = models.CharField(max_length=20, choices=Stage.choices, default=Stage.CONSENT)
-    # The recruitment platform's ID, from the study link (empty for ID/password accounts).
+    # The recruitment platform's ID, from the study link, normalised (humanstudy.path.
+    # normalise_label); empty for ID/password accounts.
     label = models.CharField(max_length=100, blank=True)
+    # A keyed hash of the client address the study link was opened from (never the
+    # address itself): joins per address and hour are limited (humanstudy.path).
+    joined_from = models.CharField(max_length=64, blank=True, db_index=True)
     # The secret of the participant's own link (/study/p/<key>/).
     link_key = models.CharField(max_length=64, default=new_key, unique=True)
     consented_at = models.DateTimeField(null=True, blank=True)

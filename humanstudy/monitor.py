@@ -34,6 +34,7 @@ def snapshot(now=None) -> dict:
     for item in TaskSetItem.objects.select_related("instance", "family_task").order_by("position"):
         items_by_set[item.task_set_id].append(item)
     attempts = actions.participants_attempts()
+    reports = actions.client_reports()
     sessions: dict[int, dict[int, PlaySession]] = defaultdict(dict)
     last_move: dict[int, object] = {}
     for session in PlaySession.objects.filter(player__participant__isnull=False).annotate(
@@ -85,6 +86,10 @@ def snapshot(now=None) -> dict:
                 "last_activity": last.isoformat(),
                 "idle_seconds": round(idle),
                 "dropped_out": participant.stage not in FINAL and idle > DROPOUT_MINUTES * 60,
+                # Moves of the set so far that came with no report from the page (a script
+                # sends none): seen live, before the quality filter judges the whole set.
+                "moves": reports[participant.user_id].moves,
+                "moves_unreported": reports[participant.user_id].unreported,
                 "flagged": participant.flagged,
                 "flag_reasons": list(participant.flag_reasons),
             }

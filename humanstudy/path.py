@@ -8,13 +8,16 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 
 from engine import sessions
 from engine.models import FamilyAttempt, Instance, PlaySession
@@ -25,38 +28,125 @@ from leaderboard.access import playable_instances
 
 Stage = Participant.Stage
 
-# A recruitment platform's participant ID: letters, digits and - _ . only (Prolific's are
-# 24 hex digits, MTurk's upper-case alphanumerics).
-LABEL = re.compile(r"[A-Za-z0-9._-]{1,100}")
+
+class LinkRefused(StudyError):
+    """The study link refused a join; ``title`` heads the page, ``status`` is its HTTP
+    status."""
+
+    title = "This link cannot be used"
+    status = 403
 
 
-def join_by_label(key: str, label: str) -> Participant:
+class BadLabel(LinkRefused):
+    status = 400
+
+
+class StudyFull(LinkRefused):
+    title = "The study is full"
+
+
+class TooManyJoins(LinkRefused):
+    title = "Too many sign-ups from your network"
+    status = 429
+
+
+def normalise_label(raw: str) -> str:
+    """A recruitment label as stored and compared: Unicode NFKC, surrounding spaces,
+    punctuation and invisible characters removed, case folded, so that ``5F1A…``,
+    `` 5f1a….`` and ``5f1a…`` are one participant."""
+    text = unicodedata.normalize("NFKC", raw or "")
+
+    def edge(char: str) -> bool:
+        return char.isspace() or unicodedata.category(char)[0] in "PZC"
+
+    start, end = 0, len(text)
+    while start < end and edge(text[start]):
+        start += 1
+    while end > start and edge(text[end - 1]):
+        end -= 1
+    return text[start:end].casefold()
+
+
+def check_label(raw: str, config: StudySettings) -> str:
+    """The normalised label if it matches the study's pattern; else :class:`BadLabel`
+    saying what a valid one looks like."""
+    label = normalise_label(raw)
+    try:
+        valid = len(label) <= 100 and re.fullmatch(config.label_pattern, label) is not None
+    except re.error:
+        raise LinkRefused(
+            "the study's label pattern is not valid; please tell the study team"
+        ) from None
+    if not valid:
+        where = f"in its {config.label_parameter} parameter"
+        if not label:
+            problem = f"the link must carry your participant ID {where}"
+        else:
+            problem = f"{label[:40]!r} {where} is not a valid participant ID"
+        raise BadLabel(
+            f"{problem}; a valid ID is {config.label_help}. Please use the link exactly as "
+            "the recruitment site gave it"
+        )
+    return label
+
+
+def joins_per_hour_per_address() -> int:
+    return max(0, int(getattr(settings, "STUDY_JOINS_PER_HOUR_PER_IP", 10)))
+
+
+def address_key(ip_address: str | None) -> str:
+    """A keyed hash of the client address: enough to count joins, not to find anyone."""
+    return salted_hmac("humanstudy.join", ip_address or "unknown", algorithm="sha256").hexdigest()
+
+
+def join_by_label(key: str, raw_label: str, ip_address: str | None = None) -> Participant:
     """A new participant from the study link (``/study/join/<key>/?<parameter>=<label>``).
 
-    Refuses a wrong key, a missing or malformed label, and a label used before (a
-    recruitment platform's ID takes part once). The account has no password: the
-    participant stays signed in by their session, and their own link signs them in again.
+    1. Refuse a wrong key, and a label that does not match the study's pattern once
+       normalised (``check_label``).
+    2. Refuse a label used before: a recruitment platform's ID takes part once.
+    3. Under a lock on the study's settings row (joins are serialised, so parallel ones
+       cannot all pass the counts): refuse when the study has reached its target size, or
+       when ``STUDY_JOINS_PER_HOUR_PER_IP`` participants joined from this client address in
+       the last hour; otherwise create the participant.
+
+    The account has no password: the participant stays signed in by their session, and
+    their own link signs them in again.
     """
     config = StudySettings.current()
     if not hmac.compare_digest(key.encode(), config.link_key.encode()):
-        raise StudyError("this study link is not valid (it may have been closed)")
-    if not LABEL.fullmatch(label or ""):
-        raise StudyError(
-            f"the link must carry your participant ID in its {config.label_parameter} "
-            "parameter (letters, digits, - _ . only); please use the link exactly as the "
-            "recruitment site gave it"
-        )
+        raise LinkRefused("this study link is not valid (it may have been closed)")
+    label = check_label(raw_label, config)
+    taken = LinkRefused("this participant ID has already taken part in the study")
     if Participant.objects.filter(label=label).exists():
-        raise StudyError("this participant ID has already taken part in the study")
+        raise taken
+    joined_from = address_key(ip_address)
     user_model = get_user_model()
     try:
         with transaction.atomic():
+            config = StudySettings.objects.select_for_update().get(pk=config.pk)
+            if config.target_participants:
+                joined = Participant.objects.exclude(stage=Stage.DECLINED).count()
+                if joined >= config.target_participants:
+                    raise StudyFull(
+                        "the study has all the participants it needs; thank you for your "
+                        "interest. Please return the study on the recruitment site"
+                    )
+            limit = joins_per_hour_per_address()
+            recent = Participant.objects.filter(
+                joined_from=joined_from, created_at__gte=timezone.now() - timedelta(hours=1)
+            )
+            if recent.count() >= limit:
+                raise TooManyJoins(
+                    f"{limit} participants have joined from your network in the last hour, "
+                    "the most allowed; please try again later"
+                )
             user = user_model.objects.create_user(username=_new_username(), password=None)
             return Participant.objects.create(
-                user=user, label=label, task_set=_least_used_task_set()
+                user=user, label=label, joined_from=joined_from, task_set=_least_used_task_set()
             )
     except IntegrityError:  # the same label joined at the same moment
-        raise StudyError("this participant ID has already taken part in the study") from None
+        raise taken from None
 
 
 def _new_username() -> str:

@@ -31,8 +31,10 @@ STEP_COLUMNS = [
     "error",
     "created_at",
     "elapsed_ms",
-    # What the page reported since the previous move (engine.sessions.CLIENT_SIGNALS);
-    # empty when it reported nothing.
+    # Whether the page sent a report with the move, and what it reported since the
+    # previous move (engine.sessions.CLIENT_SIGNALS); the signals are empty when it sent
+    # none (which is not "0 pastes, never away").
+    "client_reported",
     *(f"client_{name}" for name in CLIENT_SIGNALS),
     "session_deadline",
     "session_correct",
@@ -53,6 +55,9 @@ PARTICIPANT_COLUMNS = [
     "tasks_total",
     "successes",
     "actions",
+    # Moves and answers in the task set, and how many of them came with no client report.
+    "moves",
+    "moves_unreported",
     "completed_at",
     "pay",
     "pay_due",
@@ -90,6 +95,7 @@ def participant_rows() -> list[dict]:
     for session in PlaySession.objects.filter(player__participant__isnull=False):
         sessions[session.player_id][session.instance_id] = session
     attempts = actions.participants_attempts()
+    reports = actions.client_reports()
     config = StudySettings.current()
     rows = []
     for participant in participants:
@@ -107,6 +113,8 @@ def participant_rows() -> list[dict]:
                 "tasks_total": state.total,
                 "successes": state.successes,
                 "actions": state.actions,
+                "moves": reports[participant.user_id].moves,
+                "moves_unreported": reports[participant.user_id].unreported,
                 "completed_at": participant.completed_at.isoformat()
                 if participant.completed_at
                 else "",
@@ -168,6 +176,7 @@ def step_rows() -> Iterator[dict]:
             continue  # Not part of the participant's path (e.g. a staff test game).
         client = step.client or {}
         yield {
+            "client_reported": step.client is not None,
             "participant": session.player.username,
             "task_set": participant.task_set.name,
             "position": position,
@@ -217,6 +226,7 @@ def _attempt_rows() -> Iterator[dict]:
         client = attempt.client or {}
         task = attempt.task
         yield {
+            "client_reported": bool(attempt.client),
             "participant": attempt.player.username,
             "task_set": participant.task_set.name,
             "position": position,

@@ -6,7 +6,7 @@ Plain functions over plain data, so they are easy to test and reuse in analysis.
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
 
@@ -35,8 +35,12 @@ class StudyMove:
     kind: str  # "action" or "answer"
     elapsed_ms: int
     # What the page reported since the previous move (engine.sessions.CLIENT_SIGNALS), or
-    # empty when it reported nothing.
-    client: dict = field(default_factory=dict)
+    # None when the move came with no report: not the same as "no paste, never away".
+    client: dict | None = None
+
+    @property
+    def reported(self) -> bool:
+        return self.client is not None
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class QualityThresholds:
     max_away_seconds: float = 0
     max_failed_attention_checks: int = 0
     chance_test_alpha: float = 0.0
+    max_unreported_share: float = 0.0
 
 
 def chance_p_value(tasks: list[StudyTask]) -> float:
@@ -130,12 +135,22 @@ def quality_problems(
                 f"(exact test against chance: p = {p_value:.2f} ≥ {limits.chance_test_alpha})"
             )
     moves = [move for task in tasks for move in task.moves]
-    pastes = sum(move.client.get("pastes", 0) for move in moves)
+    unreported = sum(1 for move in moves if not move.reported)
+    if (
+        moves
+        and limits.max_unreported_share > 0
+        and unreported / len(moves) > limits.max_unreported_share
+    ):
+        reasons.append(
+            f"{unreported} of {len(moves)} moves came with no report from the task page "
+            f"(more than {limits.max_unreported_share:.0%})"
+        )
+    # The signals below count what the reports say; the unreported moves are counted above.
+    reports = [move.client for move in moves if move.reported]
+    pastes = sum(report.get("pastes", 0) for report in reports)
     if limits.max_pastes > 0 and pastes > limits.max_pastes:
         reasons.append(f"pasted {pastes} times during the tasks (more than {limits.max_pastes})")
-    away = sum(
-        max(move.client.get("hidden_ms", 0), move.client.get("blur_ms", 0)) for move in moves
-    )
+    away = sum(max(report.get("hidden_ms", 0), report.get("blur_ms", 0)) for report in reports)
     if limits.max_away_seconds > 0 and away / 1000 > limits.max_away_seconds:
         reasons.append(
             f"the task page was hidden or out of focus for {away / 1000:.0f} s in total "

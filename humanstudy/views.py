@@ -3,6 +3,7 @@ from __future__ import annotations
 import csv
 import json
 
+from axes.helpers import get_client_ip_address
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import login
@@ -60,14 +61,19 @@ def _sign_in(request, participant: Participant) -> None:
 
 def join(request, key: str):
     """The study link a recruitment platform sends participants to."""
-    label = request.GET.get(StudySettings.current().label_parameter, "")
+    raw = request.GET.get(StudySettings.current().label_parameter, "")
     current = getattr(request.user, "participant", None) if request.user.is_authenticated else None
-    if current is not None and label and current.label == label:
+    if current is not None and current.label and current.label == path.normalise_label(raw):
         return redirect("humanstudy:progress")  # the same person opening the link again
     try:
-        participant = path.join_by_label(key, label)
+        participant = path.join_by_label(key, raw, get_client_ip_address(request))
     except StudyError as error:
-        return render(request, "humanstudy/link_error.html", {"message": str(error)}, status=403)
+        return render(
+            request,
+            "humanstudy/link_error.html",
+            {"message": str(error), "title": getattr(error, "title", "")},
+            status=getattr(error, "status", 403),
+        )
     _sign_in(request, participant)
     return redirect("humanstudy:progress")
 
@@ -118,6 +124,8 @@ RECORDED = (
     "your answers to the instructions' questions and to the end questionnaire",
     "your participant ID from the recruitment site (if you came from one), and the times "
     "you agreed, finished the practice and completed",
+    "if you came by the study link, a keyed hash of your network address (never the address "
+    "itself), only to limit how many people join from one address",
 )
 
 

@@ -7,6 +7,8 @@ The rounds decide both (docs/rounds.md, docs/verified-evaluation.md):
 - an instance generated for a ranked game, or for a practice game (``engine.practice``), is
   never listed nor offered to anyone: its one session is opened by ``leaderboard.ranked``
   or ``engine.practice``;
+- a study task set's instance or family task (source / origin ``study``) is never listed
+  nor offered outside the study: its participants open it through ``humanstudy.path``;
 - the valid truth and the unplayed observations of a round's instance stay on the server
   while the round is live: a ranked game's until the round closes, a pinned instance's
   until the round's instances are published.
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from engine.models import ONE_PLAYER_SOURCES, Instance
+from engine.models import UNLISTED_SOURCES, Instance
 from leaderboard.models import RankedGame, Round, RoundInstance
 
 # Rounds whose instances are visible and whose board is public (and so computed).
@@ -24,13 +26,13 @@ PUBLIC_ROUNDS = (Round.Status.ACTIVE, Round.Status.CLOSED)
 
 
 def playable_instances(queryset: QuerySet[Instance] | None = None) -> QuerySet[Instance]:
-    """``queryset`` (default: every instance) without ranked and practice instances and
-    without the instances of rounds that are not public yet."""
+    """``queryset`` (default: every instance) without ranked, practice and study instances
+    and without the instances of rounds that are not public yet."""
     queryset = Instance.objects.all() if queryset is None else queryset
     hidden_pins = RoundInstance.objects.filter(instance=OuterRef("pk")).exclude(
         round__status__in=PUBLIC_ROUNDS
     )
-    return queryset.exclude(source__in=ONE_PLAYER_SOURCES).exclude(Exists(hidden_pins))
+    return queryset.exclude(source__in=UNLISTED_SOURCES).exclude(Exists(hidden_pins))
 
 
 def answer_is_secret(instance_id: int) -> bool:
@@ -49,8 +51,8 @@ def answer_is_secret(instance_id: int) -> bool:
 
 
 def visible_family_tasks(queryset=None):
-    """Family tasks anyone may list and play: not those pinned to a round that is not
-    public yet."""
+    """Family tasks anyone may list and play: not a study task set's, nor those pinned to
+    a round that is not public yet."""
     from engine.models import FamilyTask
     from leaderboard.models import RoundFamilyTask
 
@@ -58,7 +60,7 @@ def visible_family_tasks(queryset=None):
     hidden = RoundFamilyTask.objects.filter(task=OuterRef("pk")).exclude(
         round__status__in=PUBLIC_ROUNDS
     )
-    return queryset.exclude(Exists(hidden))
+    return queryset.exclude(origin=FamilyTask.Origin.STUDY).exclude(Exists(hidden))
 
 
 def family_answer_is_secret(task_id: int) -> bool:

@@ -22,7 +22,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from engine.models import ONE_PLAYER_SOURCES, Domain, Instance
+from engine.models import UNLISTED_SOURCES, Domain, Instance
 from leaderboard import names
 from leaderboard.access import playable_instances
 from leaderboard.models import (
@@ -135,7 +135,7 @@ def submit_results(
         raise SubmissionError(f"unknown domain {domain!r}")
     if (
         not Instance.objects.filter(domain=domain_row, n_truths=n_truths, n_actions=n_actions)
-        .exclude(source__in=ONE_PLAYER_SOURCES)
+        .exclude(source__in=UNLISTED_SOURCES)
         .exists()
     ):
         raise SubmissionError(

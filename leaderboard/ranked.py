@@ -17,25 +17,21 @@ writes; ``record_ranked_game`` is connected to ``engine.sessions.session_finishe
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Max
 
 from engine import sessions
-from engine.actions import EngineError, do_store_instances
-from engine.core.families.kumo.generate import GenerationError, generate_instance
+from engine.actions import EngineError, do_generate_secret_instance
+from engine.core.families.kumo.generate import GenerationError
 from engine.core.families.kumo.metrics import relative_action_count
 from engine.models import Domain, Instance, PlaySession
 from leaderboard import names as naming
 from leaderboard.actions import mark_stale, queue_recompute
 from leaderboard.models import ModelEntry, RankedGame, Round, Trajectory
-
-# Seeds of ranked instances: 62 random bits (the database column is a signed 64-bit int).
-SEED_BITS = 62
 
 
 class RankedError(Exception):
@@ -146,21 +142,15 @@ def _check_room(request: RankedRequest, entry: ModelEntry) -> None:
 
 
 def _fresh_instance(request: RankedRequest) -> Instance:
-    """Generate, solve and store one instance with a secret seed (a few tries if the seed
-    happens to be taken)."""
-    core_domain = request.domain.to_core()
-    for _ in range(5):
-        seed = secrets.randbits(SEED_BITS)
-        try:
-            core = generate_instance(core_domain, request.n_truths, request.n_actions, seed)
-            report = do_store_instances(request.domain, [core], source=Instance.Source.RANKED)
-        except GenerationError as error:
-            raise GenerationFailed(f"could not generate a ranked instance: {error}") from None
-        except (EngineError, IntegrityError):
-            continue  # the seed is taken (2^-62 odds); draw another
-        if report.created:
-            return report.created[0]
-    raise GenerationFailed("could not store a fresh ranked instance; try again")
+    """Generate, solve and store one instance with a secret seed."""
+    try:
+        return do_generate_secret_instance(
+            request.domain, request.n_truths, request.n_actions, source=Instance.Source.RANKED
+        )
+    except GenerationError as error:
+        raise GenerationFailed(f"could not generate a ranked instance: {error}") from None
+    except EngineError:
+        raise GenerationFailed("could not store a fresh ranked instance; try again") from None
 
 
 def do_start_ranked_game(

@@ -39,6 +39,7 @@
       cell(tr, "$" + p.pay);
       cell(tr, p.idle_seconds + " s");
       cell(tr, p.dropped_out ? "probably" : "");
+      cell(tr, p.moves_unreported + " / " + p.moves);
       cell(tr, p.flagged ? "flagged: " + p.flag_reasons.join("; ") : "–");
       body.appendChild(tr);
     }

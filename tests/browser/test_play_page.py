@@ -432,7 +432,7 @@ class StudyFlowTests(BrowserTestCase):
 
     def test_a_participant_walks_from_the_recruitment_link_to_the_completion_code(self):
         page = self.start_browser()
-        self.join(page, "prolific-0001")
+        self.join(page, "00000000000000000000a001")
         expect(page.locator("#recorded")).to_contain_text("paste or copy")
         page.get_by_role("button", name="I agree to take part").click()
 
@@ -454,7 +454,7 @@ class StudyFlowTests(BrowserTestCase):
         self.wait_until_connected(page)
         practice = orm(
             lambda: PlaySession.objects.select_related("instance").get(
-                player__participant__label="prolific-0001"
+                player__participant__label="00000000000000000000a001"
             )
         )
         self.answer(page, practice.instance.valid_truths[0])
@@ -462,7 +462,7 @@ class StudyFlowTests(BrowserTestCase):
         expect(page.locator("#practice-done")).to_contain_text("found the true candidate")
         page.get_by_role("button", name="Go on to your tasks").click()
 
-        participant = orm(lambda: Participant.objects.get(label="prolific-0001"))
+        participant = orm(lambda: Participant.objects.get(label="00000000000000000000a001"))
         tasks = orm(
             lambda: [item.instance for item in participant.task_set.items.order_by("position")]
         )
@@ -507,7 +507,7 @@ class StudyFlowTests(BrowserTestCase):
         page.get_by_role("button", name="Finish").click()
         page.wait_for_url(f"{self.live_server_url}/study/complete/")
         expect(page.locator("#final-pay")).to_have_text("$32.40")
-        participant = orm(lambda: Participant.objects.get(label="prolific-0001"))
+        participant = orm(lambda: Participant.objects.get(label="00000000000000000000a001"))
         code = participant.completion_code
         assert code and participant.stage == "complete" and participant.completed_at
         expect(page.locator("#completion-code")).to_have_text(code)
@@ -528,12 +528,12 @@ class StudyFlowTests(BrowserTestCase):
 
     def test_a_participant_who_declines_consent_is_thanked_and_goes_no_further(self):
         page = self.start_browser()
-        self.join(page, "prolific-0002")
+        self.join(page, "00000000000000000000a002")
         page.get_by_role("button", name="I do not agree").click()
         page.wait_for_url(f"{self.live_server_url}/study/declined/")
         expect(page.locator("#declined")).to_contain_text("chose not to take part")
         page.goto(f"{self.live_server_url}/study/tasks/")
         page.wait_for_url(f"{self.live_server_url}/study/declined/")
-        participant = orm(lambda: Participant.objects.get(label="prolific-0002"))
+        participant = orm(lambda: Participant.objects.get(label="00000000000000000000a002"))
         assert participant.stage == "declined" and participant.declined_at is not None
         assert not orm(lambda: PlaySession.objects.filter(player=participant.user).exists())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 from io import StringIO
 from pathlib import Path
 
@@ -59,6 +60,12 @@ def build_study(participants: int = 3) -> list[dict]:
     return list(csv.DictReader(StringIO(out.getvalue())))
 
 
+def pid(name: str) -> str:
+    """A valid recruitment label (24 hexadecimal digits, as Prolific's IDs) named by
+    ``name``, so that tests can speak of "finisher1" and still join by the study's rules."""
+    return hashlib.sha256(name.encode()).hexdigest()[:24]
+
+
 @pytest.fixture
 def study(db):
     return build_study()
@@ -75,6 +82,20 @@ def log_in(username: str, password: str, *, walk: bool = True) -> Client:
         walk_to_tasks(client)
     return client
 
+
+# What the play page reports with a careful player's move (static/js/play_signals.js): tests
+# that play through the session service send it, as the page would; a move sent without it
+# counts as unreported (the quality filter's max_unreported_share).
+PAGE_REPORT = {
+    "pastes": 0,
+    "copies": 0,
+    "hidden_count": 0,
+    "hidden_ms": 0,
+    "blur_count": 0,
+    "blur_ms": 0,
+    "keys": 4,
+    "first_input_ms": 2500,
+}
 
 RIGHT_ANSWERS = {"valid": "one", "actions": "costs", "outcome": "guide", "colour": "purple"}
 

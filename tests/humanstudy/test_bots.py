@@ -12,15 +12,18 @@ import pytest
 from channels.testing import ChannelsLiveServerTestCase
 from django.contrib.auth.models import User
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 
 from engine.models import PlayStep
+from humanstudy.bots import BOT_PREFIX, bot_kind
 from humanstudy.models import Participant, StudySettings
 from tests.browser.test_play_page import DaphneOnTestDatabase
 from tests.humanstudy.conftest import build_study
 
 
 @pytest.mark.browser  # a live server, as the browser tests (no browser is started)
+# All twenty join from one address: the per-address limit is raised for the rehearsal.
+@override_settings(STUDY_JOINS_PER_HOUR_PER_IP=50)
 class StudyBotsTests(ChannelsLiveServerTestCase):
     ProtocolServerProcess = DaphneOnTestDatabase
 
@@ -53,11 +56,11 @@ class StudyBotsTests(ChannelsLiveServerTestCase):
         report = out.getvalue()
         assert "20 bots, 8 flagged, 0 problem(s)" in report, report + err.getvalue()
 
-        bots = Participant.objects.filter(label__startswith="bot-")
+        bots = Participant.objects.filter(label__startswith=BOT_PREFIX)
         assert bots.count() == 20
         assert all(p.stage == "complete" and p.completion_code for p in bots)
         by_kind = {
-            kind: [p for p in bots if p.label.endswith(kind)]
+            kind: [p for p in bots if bot_kind(p.label) == kind]
             for kind in ("careful", "careless", "paste")
         }
         assert not any(p.flagged for p in by_kind["careful"])
@@ -83,9 +86,9 @@ class StudyBotsTests(ChannelsLiveServerTestCase):
         rows = list(
             csv.DictReader(StringIO(admin.get("/study/export/participants.csv").content.decode()))
         )
-        mine = {row["label"]: row for row in rows if row["label"].startswith("bot-")}
+        mine = {row["label"]: row for row in rows if bot_kind(row["label"])}
         assert len(mine) == 20
         assert all(row["completion_code"] and row["questionnaire"] for row in mine.values())
         assert {
-            row["attention_failed"] for label, row in mine.items() if label.endswith("careless")
+            row["attention_failed"] for label, row in mine.items() if bot_kind(label) == "careless"
         } == {"2"}

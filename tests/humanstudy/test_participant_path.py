@@ -22,7 +22,7 @@ from humanstudy.scoring import (
     chance_p_value,
     quality_problems,
 )
-from tests.humanstudy.conftest import RIGHT_ANSWERS, walk_to_tasks
+from tests.humanstudy.conftest import RIGHT_ANSWERS, pid, walk_to_tasks
 
 pytestmark = pytest.mark.django_db
 
@@ -48,31 +48,36 @@ def test_a_study_link_signs_in_a_new_participant_with_the_platforms_label(study)
 
 
 @pytest.mark.parametrize(
-    ("label", "key", "message"),
+    ("label", "key", "status", "message"),
     [
-        (None, None, "PROLIFIC_PID"),
-        ("", None, "PROLIFIC_PID"),
-        ("<script>x</script>", None, "letters, digits"),
-        ("ok-label", "wrong-key", "not valid"),
+        (None, None, 400, "PROLIFIC_PID"),
+        ("", None, 400, "PROLIFIC_PID"),
+        ("<script>x</script>", None, 400, "24 characters, each a digit 0–9 or a letter a–f"),
+        (pid("ok-label"), "wrong-key", 403, "not valid"),
     ],
 )
-def test_a_bad_study_link_is_refused_with_a_reason(study, label, key, message):
+def test_a_bad_study_link_is_refused_with_a_reason(study, label, key, status, message):
     before = Participant.objects.count()
     response = Client().get(study_link(label, key))
-    assert response.status_code == 403 and message in response.content.decode()
+    assert response.status_code == status and message in response.content.decode()
     assert "<script>x" not in response.content.decode()
     assert Participant.objects.count() == before
 
 
-def test_a_label_parameter_and_a_closed_link_follow_the_settings(study):
+def test_a_label_parameter_pattern_and_a_closed_link_follow_the_settings(study):
     config = StudySettings.current()
     config.label_parameter = "workerId"
+    config.label_pattern = "[0-9a-z]{6,14}"  # MTurk's worker IDs, case folded
+    config.label_help = "6 to 14 letters and digits (an MTurk worker ID)"
     config.save()
     key = config.link_key
     assert Client().get(f"/study/join/{key}/?workerId=A1B2C3").status_code == 302
+    assert Participant.objects.filter(label="a1b2c3").exists()
+    refused = Client().get(f"/study/join/{key}/?workerId=A1-B2")
+    assert refused.status_code == 400 and "an MTurk worker ID" in refused.content.decode()
     config.link_key = "new-key"  # closes the old link
     config.save()
-    assert Client().get(f"/study/join/{key}/?workerId=D4E5").status_code == 403
+    assert Client().get(f"/study/join/{key}/?workerId=D4E5F6").status_code == 403
 
 
 def test_a_personal_link_signs_in_without_a_password(study):
@@ -94,11 +99,11 @@ def test_the_admin_shows_the_study_link_to_give_the_platform(study, admin_client
 
 def test_declining_consent_ends_politely_and_opens_nothing(study):
     client = Client()
-    client.get(study_link("decliner1"))
+    client.get(study_link(pid("decliner1")))
     assert client.post("/study/consent/", {"choice": "decline"})["Location"] == "/study/"
     page = client.get("/study/", follow=True).content.decode()
     assert "chose not to take part" in page
-    participant = Participant.objects.get(label="decliner1")
+    participant = Participant.objects.get(label=pid("decliner1"))
     assert participant.stage == "declined" and participant.declined_at is not None
     for url in ("/study/instructions/", "/study/practice/", "/study/tasks/", "/study/complete/"):
         assert client.get(url)["Location"] == "/study/declined/"
@@ -108,11 +113,11 @@ def test_declining_consent_ends_politely_and_opens_nothing(study):
 
 def test_no_step_can_be_skipped(study):
     client = Client()
-    client.get(study_link("skipper1"))
+    client.get(study_link(pid("skipper1")))
     for url in ("/study/instructions/", "/study/practice/", "/study/tasks/"):
         assert client.get(url)["Location"] == "/study/consent/"
     client.post("/study/tasks/1/")
-    participant = Participant.objects.get(label="skipper1")
+    participant = Participant.objects.get(label=pid("skipper1"))
     assert not PlaySession.objects.filter(player=participant.user).exists()
     # Nor the practice before the instructions are understood.
     client.post("/study/consent/", {"choice": "agree"})
@@ -121,13 +126,13 @@ def test_no_step_can_be_skipped(study):
 
 def test_the_comprehension_check_repeats_until_understood(study):
     client = Client()
-    client.get(study_link("learner1"))
+    client.get(study_link(pid("learner1")))
     client.post("/study/consent/", {"choice": "agree"})
     wrong = {**RIGHT_ANSWERS, "actions": "nothing", "colour": "red"}
     response = client.post("/study/instructions/", wrong)
     page = response.content.decode()
     assert response.status_code == 200 and "What does each action you take do" in page
-    participant = Participant.objects.get(label="learner1")
+    participant = Participant.objects.get(label=pid("learner1"))
     assert participant.stage == "instructions" and participant.comprehension_attempts == 1
     # The attention item is judged at the first try only, and never blocks.
     assert participant.attention == [{"check": "instructions:colour", "passed": False}]
@@ -139,8 +144,8 @@ def test_the_comprehension_check_repeats_until_understood(study):
 
 def test_the_practice_task_is_neither_paid_nor_part_of_the_set(study):
     client = Client()
-    client.get(study_link("practiser1"))
-    participant = Participant.objects.get(label="practiser1")
+    client.get(study_link(pid("practiser1")))
+    participant = Participant.objects.get(label=pid("practiser1"))
     walk_to_tasks(client)
     practice = path.practice_instance()
     assert not participant.task_set.items.filter(instance=practice).exists()
@@ -155,9 +160,9 @@ def test_a_task_ends_unsolved_when_its_time_is_up(study):
     config.task_time_limit_seconds = 60
     config.save()
     client = Client()
-    client.get(study_link("slowpoke1"))
+    client.get(study_link(pid("slowpoke1")))
     walk_to_tasks(client)
-    participant = Participant.objects.get(label="slowpoke1")
+    participant = Participant.objects.get(label=pid("slowpoke1"))
     location = client.post("/study/tasks/1/")["Location"]
     session = PlaySession.objects.get(pk=int(location.strip("/").split("/")[-1]))
     assert session.deadline_at is not None
@@ -183,7 +188,7 @@ def test_an_open_task_past_its_time_counts_as_done_without_another_move(study):
     config.task_time_limit_seconds = 60
     config.save()
     client = Client()
-    client.get(study_link("walkaway1"))
+    client.get(study_link(pid("walkaway1")))
     walk_to_tasks(client)
     client.post("/study/tasks/2/")
     with time_machine.travel(timezone.now() + timezone.timedelta(minutes=5)):
@@ -196,9 +201,9 @@ def test_completion_gives_a_code_and_the_return_link(study):
     config.return_url = "https://app.example.org/submissions/complete?cc={code}"
     config.save()
     client = Client()
-    client.get(study_link("finisher1"))
+    client.get(study_link(pid("finisher1")))
     walk_to_tasks(client)
-    participant = Participant.objects.get(label="finisher1")
+    participant = Participant.objects.get(label=pid("finisher1"))
     for item in participant.task_set.items.order_by("position"):
         session = path.open_task(participant, item.position)
         sessions.answer(session.pk, participant.user, item.instance.valid_truths[0])
@@ -219,8 +224,8 @@ def test_completion_gives_a_code_and_the_return_link(study):
     config.completion_code = "C1ABCDEF"
     config.save()
     other = Client()
-    other.get(study_link("finisher2"))
-    second = Participant.objects.get(label="finisher2")
+    other.get(study_link(pid("finisher2")))
+    second = Participant.objects.get(label=pid("finisher2"))
     path.complete(second)
     second.refresh_from_db()
     assert second.completion_code == "C1ABCDEF"
@@ -239,7 +244,7 @@ def test_a_participant_who_signs_in_anywhere_lands_on_their_study_page(study):
 
 def test_the_participants_export_holds_the_path(study):
     client = Client()
-    client.get(study_link("exported1"))
+    client.get(study_link(pid("exported1")))
     walk_to_tasks(client)
     from django.contrib.auth.models import User
 
@@ -248,7 +253,7 @@ def test_the_participants_export_holds_the_path(study):
     rows = list(
         csv.DictReader(StringIO(admin.get("/study/export/participants.csv").content.decode()))
     )
-    mine = next(row for row in rows if row["label"] == "exported1")
+    mine = next(row for row in rows if row["label"] == pid("exported1"))
     assert mine["stage"] == "tasks" and mine["consented_at"] and mine["practice_done_at"]
     assert mine["comprehension_attempts"] == "1" and mine["attention_failed"] == "0"
 
@@ -329,6 +334,7 @@ def test_the_live_monitor_shows_who_is_where_in_constant_queries(
     assert rows[study[1]["id"]]["stage"] == "declined consent"
     assert not rows[study[1]["id"]]["dropped_out"]
     assert rows[study[2]["id"]]["dropped_out"] and rows[study[2]["id"]]["idle_seconds"] > 3000
+    assert rows[study[0]["id"]]["moves"] == rows[study[0]["id"]]["moves_unreported"] == 0
     assert data["summary"] == {
         "participants": 3,
         "active": 1,

@@ -14,7 +14,7 @@ from django.test import Client
 from engine import sessions
 from engine.models import PlaySession
 from humanstudy.models import Participant, StudySettings, TaskSet
-from tests.humanstudy.conftest import STUDY_DOMAINS, finish_questionnaire, log_in
+from tests.humanstudy.conftest import PAGE_REPORT, STUDY_DOMAINS, finish_questionnaire, log_in
 
 pytestmark = pytest.mark.django_db
 
@@ -46,11 +46,11 @@ def play_set(client: Client, participant: Participant, *, careful: bool) -> None
         assert client.get(response["Location"]).status_code == 200
         instance = item.instance
         if careful:
-            sessions.take_action(session.pk, participant.user, instance.actions[0])
+            sessions.take_action(session.pk, participant.user, instance.actions[0], PAGE_REPORT)
             guess = instance.valid_truths[0]
         else:
             guess = sorted(t for t in instance.truths if t not in instance.valid_truths)[0]
-        sessions.answer(session.pk, participant.user, guess)
+        sessions.answer(session.pk, participant.user, guess, PAGE_REPORT)
 
 
 def test_a_participant_plays_the_whole_set_and_sees_the_pay(study):

@@ -196,12 +196,14 @@ def test_practice_instances_are_never_round_ranked_or_study_instances(orchard, m
     assert listed_ids.isdisjoint(session.instance_id for session in games)
     call_command("build_task_sets", "--count", "1", stdout=StringIO(), stderr=StringIO())
     assert not TaskSetItem.objects.filter(instance__source=Instance.Source.PRACTICE).exists()
-    # Nor are they counted as the domain's tasks on the home page.
+    # Nor are they (or the study's own instances) counted as the domain's tasks on the
+    # home page.
+    assert Instance.objects.filter(source=Instance.Source.STUDY).exists()
     (domain,) = Client().get("/").context["domains"]
     assert (
         domain.total
         == Instance.objects.exclude(
-            source__in=[Instance.Source.PRACTICE, Instance.Source.RANKED]
+            source__in=[Instance.Source.PRACTICE, Instance.Source.RANKED, Instance.Source.STUDY]
         ).count()
     )
 

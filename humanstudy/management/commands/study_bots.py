@@ -6,8 +6,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from engine.models import Domain
 from humanstudy import bots
+from humanstudy.actions import StudyError
 from humanstudy.models import Participant, StudySettings, TaskSetItem
-from humanstudy.path import practice_instance
+from humanstudy.path import check_label, practice_instance
 
 # What the quality filter must say of each kind (--check): careful bots pass; the others
 # are flagged, each for at least one of its reasons.
@@ -40,7 +41,9 @@ class Command(BaseCommand):
         "Rehearse the study: N simulated participants (careful, careless, paste-happy) walk "
         "the whole path on a running site over HTTP and websockets, from the study link to "
         "the completion code; then the quality filter's verdict on each is printed. They "
-        "are real participants of the study: delete them (by label) before launch."
+        "are real participants of the study (labels starting b07, shaped like Prolific "
+        "IDs): delete them before launch. They join from one address: raise "
+        "STUDY_JOINS_PER_HOUR_PER_IP on the site for more than its limit."
     )
 
     def add_arguments(self, parser) -> None:
@@ -67,6 +70,13 @@ class Command(BaseCommand):
         url = options["url"].rstrip("/")
         link = f"{url}/study/join/{config.link_key}/?{config.label_parameter}="
         kinds = bots.plan(options["count"], parse_mix(options["mix"]))
+        try:  # the bots' labels must pass the study's label pattern, as a person's must
+            check_label(bots.bot_label("0" * 8, 1, kinds[0]), config)
+        except StudyError as error:
+            raise CommandError(
+                f"the bots cannot join: {error} (their labels are 24 hexadecimal digits; "
+                "allow those in the study's label pattern for the rehearsal)"
+            ) from None
         results = asyncio.run(
             bots.run_bots(
                 kinds,
