@@ -68,7 +68,7 @@ def join(label: str, address: str = "10.0.0.1") -> tuple[Client, object]:
 
 
 def test_study_tasks_are_in_no_public_list_and_cannot_be_started_outside_the_study(
-    sets_with_a_family_task,
+    sets_with_a_family_task, play_family
 ):
     items = list(sets_with_a_family_task)
     instances = {item.instance for item in items if item.instance_id}
@@ -107,10 +107,7 @@ def test_study_tasks_are_in_no_public_list_and_cannot_be_started_outside_the_stu
     # The families' page draws a stored task of the kind: never the study's.
     browser = Client()
     browser.force_login(User.objects.create_user("visitor1", password="pw-visitor-1"))
-    response = browser.post(
-        "/families/play/", {"family": "simple", "kind": "logic", "level": "easy"}
-    )
-    assert response.status_code == 302
+    play_family(browser, "simple", "logic", "easy")
     drawn = FamilyAttempt.objects.get(player__username="visitor1").task
     assert drawn != task and drawn.origin == FamilyTask.Origin.PUBLIC
 
