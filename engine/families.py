@@ -185,11 +185,13 @@ def answer_attempt(
 
 
 def _locked_attempt(attempt_id: int, player: User, finished_message: str) -> FamilyAttempt:
-    """The player's own unfinished attempt, locked for this transaction."""
+    """The player's own unfinished attempt, locked for this transaction: a person's own, or
+    a ranked attempt of a model that this account opened (``leaderboard.ranked_families``).
+    Other model attempts (the runner's) are played by the runner only."""
     attempt = (
         FamilyAttempt.objects.select_for_update(of=("self",))
         .select_related("task")
-        .filter(pk=attempt_id, player=player, model_name="")
+        .filter(Q(model_name="") | Q(ranked__isnull=False), pk=attempt_id, player=player)
         .first()
     )
     if attempt is None:
@@ -286,12 +288,22 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
             state["view"] = view
         state["keys"] = dict(get_family(task.family).keys(task.kind))
     if attempt.finished:
-        from leaderboard.access import family_answer_is_secret
+        from leaderboard.access import family_answer_is_secret, ranked_family_result_is_secret
 
         if family_answer_is_secret(task.pk):
             # A round's task: the answer is recorded, its score and the reference stay on
             # the server until the round closes and its tasks are published.
             state["result"] = {"answer": attempt.answer, "secret": True}
+            return state
+        if ranked_family_result_is_secret(task.pk):
+            # A ranked attempt of a live round: right or wrong and the score at once; the
+            # reference, and the details that could show it, once the round closes.
+            state["result"] = {
+                "answer": attempt.answer,
+                "correct": attempt.correct,
+                "value": attempt.value,
+                "reference_secret": True,
+            }
             return state
         state["result"] = {
             "answer": attempt.answer,

@@ -96,6 +96,11 @@ class AttemptResultSerializer(serializers.Serializer):
         required=False, help_text="what was read, why it is wrong, optimality…"
     )
     reference_answer = serializers.CharField(required=False)
+    reference_secret = serializers.BooleanField(
+        required=False,
+        help_text="true for a ranked attempt of a live round: right or wrong and the score "
+        "are given, the reference answer and the details only once the round closes",
+    )
     secret = serializers.BooleanField(
         required=False,
         help_text="true for a task of a round not closed yet: the score and the reference "

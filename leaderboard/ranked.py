@@ -87,10 +87,7 @@ def check_ranked_request(
     user: User, *, model: str, domain: str, n_truths: int, n_actions: int
 ) -> RankedRequest:
     """Validate a request for the next ranked game; raises :class:`RankedError`."""
-    try:
-        name = check_model_name(model)
-    except SubmissionError as error:
-        raise RankedError(str(error)) from None
+    name = check_model_owner(user, model)
     live = Round.objects.filter(status=Round.Status.ACTIVE).first()
     if live is None:
         raise NoMoreGames("no round is live: ranked games are played during a live round only")
@@ -103,13 +100,24 @@ def check_ranked_request(
             f"round {live.name} has no setting {n_truths}x{n_actions} "
             f"(its settings: {live.settings_label})"
         )
+    return RankedRequest(live, name, domain_row, n_truths, n_actions)
+
+
+def check_model_owner(user: User, model: str) -> str:
+    """The model's name, checked, if ``user`` may play ranked under it (a new name, or one
+    the account owns); :class:`RankedError` or :class:`NotYours` otherwise. Ranked games
+    of KUMO and ranked attempts of every other family share this check."""
+    try:
+        name = check_model_name(model)
+    except SubmissionError as error:
+        raise RankedError(str(error)) from None
     entry = ModelEntry.objects.filter(name=name).first()
     if entry is not None and not may_use_model(user, entry):
         raise NotYours(
             f"the model {name!r} belongs to another account; choose another name, or ask "
             "the site's staff to transfer it"
         )
-    return RankedRequest(live, name, domain_row, n_truths, n_actions)
+    return name
 
 
 def _games(request: RankedRequest, entry: ModelEntry):

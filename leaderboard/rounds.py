@@ -38,6 +38,7 @@ from leaderboard.models import (
     two_months_after,
 )
 from leaderboard.ranked import do_close_open_games
+from leaderboard.ranked_families import do_close_open_family_attempts
 
 logger = logging.getLogger(__name__)
 
@@ -609,8 +610,10 @@ def do_rotate(
             Round.objects.filter(pk=current.pk, status=Round.Status.ACTIVE).update(
                 status=Round.Status.CLOSED, closed_at=now, published_at=now if publish else None
             )
-            # Ranked games left open count as unsolved: dropping a hard game cannot help.
+            # Ranked games and attempts left open count as unsolved: dropping a hard one
+            # cannot help.
             do_close_open_games(current)
+            do_close_open_family_attempts(current)
         activated = Round.objects.filter(pk=upcoming.pk, status=Round.Status.PREPARED).update(
             status=Round.Status.ACTIVE, activated_at=now
         )
