@@ -9,7 +9,9 @@ The rounds decide both (docs/rounds.md, docs/verified-evaluation.md):
   or ``engine.practice``;
 - the valid truth and the unplayed observations of a round's instance stay on the server
   while the round is live: a ranked game's until the round closes, a pinned instance's
-  until the round's instances are published.
+  until the round's instances are published; a ranked family attempt's reference likewise
+  until its round closes;
+- a seed that regenerates such a hidden part is never served before then (``shown_seed``).
 """
 
 from __future__ import annotations
