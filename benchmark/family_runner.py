@@ -244,3 +244,109 @@ def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None
         tokens=tokens,
         parse_error=parsed.error[:500],
     )  # fmt: skip
+
+
+# -- ranked attempts of a live round (leaderboard.ranked_families) -------------------------
+
+
+def play_ranked_attempts(
+    *, model: str, family: str, kind: str, level: str, player: User, client: ChatClient
+) -> FamilyRunReport:
+    """Play the model's remaining ranked attempts of (family, kind, level) in the live
+    round, one after the other, through the same service as the API: each is started by
+    ``do_start_ranked_family_attempt`` (a fresh task with a secret seed) and answered, or
+    played move by move, through ``engine.families``. The model sees the task's public view
+    and what its moves showed, nothing else; the reply tells right or wrong and the score,
+    the reference only after the round closes. Stops when the quota is used up (or the
+    round has too many open attempts); an API failure leaves the attempt open, and an
+    attempt still open when the round closes counts as failed."""
+    from leaderboard.ranked import NoMoreGames, TooManyOpenGames
+    from leaderboard.ranked_families import do_start_ranked_family_attempt
+
+    played = correct = parse_errors = failed = 0
+    while True:
+        try:
+            ranked = do_start_ranked_family_attempt(
+                player, model=model, family=family, kind=kind, level=level
+            )
+        except (NoMoreGames, TooManyOpenGames):
+            break  # all played (or too many left open by earlier runs)
+        attempt = ranked.attempt
+        public = FamilyInstance(family, kind, dict(attempt.task.params), 0, attempt.task.public, {})
+        try:
+            if getattr(get_family(family), "interactive", False):
+                errors = _play_ranked_game(attempt, public, player, client)
+            else:
+                errors = _answer_ranked(attempt, public, player, client)
+        except LLMError:
+            failed += 1
+            break  # the API is down: the attempt stays open, do not open more
+        attempt.refresh_from_db()
+        played += 1
+        correct += bool(attempt.correct)
+        parse_errors += bool(errors)
+    return FamilyRunReport(played, correct, parse_errors, failed, skipped=0)
+
+
+def _answer_ranked(attempt: FamilyAttempt, public: FamilyInstance, player, client) -> str:
+    from engine import families
+
+    family = get_family(public.family)
+    reply = client.chat([{"role": "user", "content": family.prompt(public)}])
+    parsed = family.parse_reply(public, reply.content or "")
+    # With no readable answer, the reply itself is the answer (scored, most likely wrong):
+    # a ranked attempt always ends.
+    answer = parsed.answer if parsed.answer is not None else (reply.content or "").strip()
+    try:
+        families.answer_attempt(attempt.pk, player, answer[:ANSWER_MAX] or "(no answer)")
+    except families.AttemptError as error:
+        families.answer_attempt(attempt.pk, player, f"(no answer: {error})")
+    FamilyAttempt.objects.filter(pk=attempt.pk).update(
+        tokens=reply.total_tokens, parse_error=parsed.error[:500]
+    )
+    return parsed.error
+
+
+def _play_ranked_game(attempt: FamilyAttempt, public: FamilyInstance, player, client) -> str:
+    """A ranked game, move by move through ``engine.families.move_attempt``; after three
+    replies with no readable move the game is left open (it counts as failed at close)."""
+    from engine import families
+
+    messages = [
+        {
+            "role": "user",
+            "content": f"{public.public['text']}\n\nPlay one move per reply, ending the "
+            "reply with one line: Move: <your move>",
+        }
+    ]
+    limit = int(public.public.get("turn_limit", 50))
+    parse_errors = tokens = 0
+    for _ in range(limit * 2 + MAX_PARSE_ERRORS * 2):
+        answer = client.chat(messages)
+        tokens += answer.total_tokens
+        reply = answer.content or ""
+        messages.append({"role": "assistant", "content": reply})
+        found = MOVE_LINE.findall(reply)
+        if not found:
+            parse_errors += 1
+            if parse_errors >= MAX_PARSE_ERRORS:
+                break
+            messages.append({"role": "user", "content": 'End your reply with "Move: <move>".'})
+            continue
+        try:
+            played = families.move_attempt(attempt.pk, player, found[-1])
+        except families.AttemptFinished:
+            break
+        except families.AttemptError as error:
+            messages.append({"role": "user", "content": f"Not allowed: {error}. Try again."})
+            continue
+        if played.finished:
+            break
+        messages.append(
+            {"role": "user", "content": _shown(families.game_log(played)[-1]["observation"])}
+        )
+    FamilyAttempt.objects.filter(pk=attempt.pk).update(
+        tokens=tokens,
+        parse_error=f"{parse_errors} repl(y/ies) without a move" if parse_errors else "",
+    )
+    return "no move" if parse_errors else ""

@@ -7,7 +7,7 @@ instance is never stored without its oracle values and a checked knowledge book.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 
 from engine.core.families.kumo.book import check_book, write_book
 from engine.core.families.kumo.domain_io import DomainError, domain_from_json, domain_to_json
-from engine.core.families.kumo.generate import check_instance, generate_instances
+from engine.core.families.kumo.generate import check_instance, generate_instance, generate_instances
 from engine.core.families.kumo.kumo_release import ReleaseDomain, interpret_instance
 from engine.core.families.kumo.search import solve, solve_observed
 from engine.core.families.kumo.types import Domain as CoreDomain
@@ -237,14 +237,33 @@ def _same_content(row: Instance, core: CoreInstance) -> bool:
 
 
 def do_generate_instances(
-    domain: Domain, *, n_truths: int, n_actions: int, count: int, seed: int, n_valid: int = 1
+    domain: Domain,
+    *,
+    n_truths: int,
+    n_actions: int,
+    count: int = 0,
+    seed: int = 0,
+    n_valid: int = 1,
+    seeds: Sequence[int] | None = None,
 ) -> tuple[list[CoreInstance], StoreReport]:
-    """Generate ``count`` instances (seeds ``seed`` … ``seed + count - 1``) and store them."""
-    if count < 1:
-        raise EngineError("--count must be at least 1")
-    cores = generate_instances(
-        domain.to_core(), n_truths, n_actions, count=count, seed=seed, n_valid=n_valid
-    )
+    """Generate ``count`` instances (seeds ``seed`` … ``seed + count - 1``), or one per seed
+    of ``seeds`` (a round's secret seeds, ``engine.seeds``), and store them."""
+    core_domain = domain.to_core()
+    if seeds is not None:
+        if not seeds:
+            raise EngineError("give at least one seed")
+        cores: list[CoreInstance] = []
+        for each in seeds:
+            # Each differs from the earlier ones of the batch, as generate_instances does.
+            cores.append(
+                generate_instance(core_domain, n_truths, n_actions, each, n_valid, existing=cores)
+            )
+    else:
+        if count < 1:
+            raise EngineError("--count must be at least 1")
+        cores = generate_instances(
+            core_domain, n_truths, n_actions, count=count, seed=seed, n_valid=n_valid
+        )
     return cores, do_store_instances(domain, cores, source=Instance.Source.GENERATED)
 
 

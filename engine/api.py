@@ -47,11 +47,11 @@ class InstanceList(generics.ListAPIView):
     serializer_class = InstanceSerializer
 
     def get_queryset(self):
-        from leaderboard.access import playable_instances
+        from leaderboard.access import playable_instances, with_seed_shown
 
-        queryset = playable_instances(Instance.objects.select_related("domain")).order_by(
-            "domain__name", "id"
-        )
+        queryset = with_seed_shown(
+            playable_instances(Instance.objects.select_related("domain"))
+        ).order_by("domain__name", "id")
         family = self.request.query_params.get("family")
         if family and family != "kumo":
             from engine.core.families.base import FAMILIES, get_family

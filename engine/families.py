@@ -10,6 +10,7 @@ the server; the reference answer and the score come with the answer.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -53,26 +54,32 @@ def do_generate_family_tasks(
     family: str,
     kind: str,
     *,
-    count: int,
+    count: int = 1,
     seed: int = 0,
     level: str | None = None,
     params: dict | None = None,
     for_round: bool = False,
     origin: str = FamilyTask.Origin.PUBLIC,
+    seeds: Sequence[int] | None = None,
 ) -> GenerationReport:
-    """Generate and store ``count`` tasks (seeds ``seed`` … ``seed + count - 1``); a task
-    already stored with the same family, kind, parameters and seed is reused, so running it
-    again changes nothing. Raises ``FamilyError`` for a bad request, and (unless preparing
-    a round, ``for_round``) for seeds whose tasks belong to a round not published yet.
-    ``origin`` (``FamilyTask.Origin``) is stored with a new task: whether its seed may be
-    shown, and who may list it."""
-    if count < 1 or count > 10_000:
-        raise FamilyError(f"count must be between 1 and 10000, got {count}")
+    """Generate and store ``count`` tasks (seeds ``seed`` … ``seed + count - 1``), or one
+    per seed of ``seeds`` (secret seeds, ``engine.seeds``: ``count`` and ``seed`` are then
+    ignored); a task already stored with the same family, kind, parameters and seed is
+    reused, so running it again changes nothing. Raises ``FamilyError`` for a bad request,
+    and (unless preparing a round, ``for_round``) for seeds whose tasks belong to a round
+    not published yet. ``origin`` (``FamilyTask.Origin``) is stored with a new task:
+    whether its seed may be shown, and who may list it."""
+    if seeds is None:
+        if count < 1 or count > 10_000:
+            raise FamilyError(f"count must be between 1 and 10000, got {count}")
+        seeds = range(seed, seed + count)
+    elif not 1 <= len(seeds) <= 10_000:
+        raise FamilyError(f"give between 1 and 10000 seeds, got {len(seeds)}")
     source = get_family(family)
     tasks, created = [], 0
     with transaction.atomic(), _written_clues(family, kind, params):
-        for offset in range(count):
-            instance = source.generate(kind, seed + offset, params, level=level)
+        for each in seeds:
+            instance = source.generate(kind, each, params, level=level)
             task, new = FamilyTask.objects.get_or_create(
                 family=family,
                 kind=kind,
@@ -98,9 +105,10 @@ def do_generate_family_tasks(
                 .first()
             )
             if pinned is not None:
+                # Never echo the seed: a round's seeds are secret until it is published.
                 raise FamilyError(
-                    f"seed {pinned.task.seed} of {family}/{kind} belongs to round "
-                    f"{pinned.round.name}, whose tasks are not published: choose another seed"
+                    f"a seed asked for gives a {family}/{kind} task of a round whose tasks "
+                    "are not published: choose another seed"
                 )
     return GenerationReport(tasks, created)
 
@@ -177,11 +185,13 @@ def answer_attempt(
 
 
 def _locked_attempt(attempt_id: int, player: User, finished_message: str) -> FamilyAttempt:
-    """The player's own unfinished attempt, locked for this transaction."""
+    """The player's own unfinished attempt, locked for this transaction: a person's own, or
+    a ranked attempt of a model that this account opened (``leaderboard.ranked_families``).
+    Other model attempts (the runner's) are played by the runner only."""
     attempt = (
         FamilyAttempt.objects.select_for_update(of=("self",))
         .select_related("task")
-        .filter(pk=attempt_id, player=player, model_name="")
+        .filter(Q(model_name="") | Q(ranked__isnull=False), pk=attempt_id, player=player)
         .first()
     )
     if attempt is None:
@@ -278,12 +288,22 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
             state["view"] = view
         state["keys"] = dict(get_family(task.family).keys(task.kind))
     if attempt.finished:
-        from leaderboard.access import family_answer_is_secret
+        from leaderboard.access import family_answer_is_secret, ranked_family_result_is_secret
 
         if family_answer_is_secret(task.pk):
             # A round's task: the answer is recorded, its score and the reference stay on
             # the server until the round closes and its tasks are published.
             state["result"] = {"answer": attempt.answer, "secret": True}
+            return state
+        if ranked_family_result_is_secret(task.pk):
+            # A ranked attempt of a live round: right or wrong and the score at once; the
+            # reference, and the details that could show it, once the round closes.
+            state["result"] = {
+                "answer": attempt.answer,
+                "correct": attempt.correct,
+                "value": attempt.value,
+                "reference_secret": True,
+            }
             return state
         state["result"] = {
             "answer": attempt.answer,

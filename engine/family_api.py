@@ -16,11 +16,23 @@ from engine.serializers import ErrorSerializer
 
 
 class FamilyTaskSerializer(serializers.ModelSerializer):
-    """A task's public view; its hidden part never leaves the server here."""
+    """A task's public view; its hidden part never leaves the server here, nor does the
+    seed that regenerates it while the answer must stay hidden."""
+
+    seed = serializers.SerializerMethodField(
+        help_text="the seed that regenerates the task; null while its answer must stay "
+        "hidden (a round's task until the round is published, a ranked task until its round "
+        "closes)"
+    )
 
     class Meta:
         model = FamilyTask
         fields = ["id", "family", "kind", "level", "params", "seed", "public"]
+
+    def get_seed(self, obj: FamilyTask) -> int | None:
+        from leaderboard.access import shown_seed
+
+        return shown_seed(obj)
 
 
 class StartAttemptSerializer(serializers.Serializer):
@@ -84,6 +96,11 @@ class AttemptResultSerializer(serializers.Serializer):
         required=False, help_text="what was read, why it is wrong, optimality…"
     )
     reference_answer = serializers.CharField(required=False)
+    reference_secret = serializers.BooleanField(
+        required=False,
+        help_text="true for a ranked attempt of a live round: right or wrong and the score "
+        "are given, the reference answer and the details only once the round closes",
+    )
     secret = serializers.BooleanField(
         required=False,
         help_text="true for a task of a round not closed yet: the score and the reference "
@@ -167,11 +184,11 @@ class FamilyTaskList(generics.ListAPIView):
     serializer_class = FamilyTaskSerializer
 
     def get_queryset(self):
-        from leaderboard.access import visible_family_tasks
+        from leaderboard.access import visible_family_tasks, with_seed_shown
 
-        queryset = visible_family_tasks(FamilyTask.objects.defer("hidden")).order_by(
-            "family", "kind", "id"
-        )
+        queryset = with_seed_shown(
+            visible_family_tasks(FamilyTask.objects.defer("hidden"))
+        ).order_by("family", "kind", "id")
         for name in ("family", "kind", "level"):
             value = self.request.query_params.get(name)
             if value:

@@ -17,6 +17,10 @@ class InstanceSerializer(serializers.ModelSerializer):
     family = serializers.SerializerMethodField(help_text='the task family: always "kumo" here')
     kind = serializers.SerializerMethodField(help_text="the family's kind: the domain")
     params = serializers.SerializerMethodField(help_text="the family's parameters")
+    seed = serializers.SerializerMethodField(
+        help_text="the seed that regenerates the instance; null while its answer must stay "
+        "hidden (a round's instance until the round is published)"
+    )
     truths = serializers.SerializerMethodField()
     actions = serializers.SerializerMethodField()
 
@@ -43,6 +47,11 @@ class InstanceSerializer(serializers.ModelSerializer):
 
     def get_params(self, obj: Instance) -> dict[str, int]:
         return {"truths": obj.n_truths, "actions": obj.n_actions}
+
+    def get_seed(self, obj: Instance) -> int | None:
+        from leaderboard.access import shown_seed
+
+        return shown_seed(obj)
 
     # Display order, never the stored order: the generator's order must not hint at anything.
     def get_truths(self, obj: Instance) -> list[str]:

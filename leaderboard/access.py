@@ -11,12 +11,14 @@ The rounds decide both (docs/rounds.md, docs/verified-evaluation.md):
   nor offered outside the study: its participants open it through ``humanstudy.path``;
 - the valid truth and the unplayed observations of a round's instance stay on the server
   while the round is live: a ranked game's until the round closes, a pinned instance's
-  until the round's instances are published.
+  until the round's instances are published; a ranked family attempt's reference likewise
+  until its round closes;
+- a seed that regenerates such a hidden part is never served before then (``shown_seed``).
 """
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 
 from engine.models import UNLISTED_SOURCES, Instance
 from leaderboard.models import RankedGame, Round, RoundInstance
@@ -51,8 +53,10 @@ def answer_is_secret(instance_id: int) -> bool:
 
 
 def visible_family_tasks(queryset=None):
-    """Family tasks anyone may list and play: not a study task set's, nor those pinned to
-    a round that is not public yet."""
+    """Family tasks anyone may list and play: not those pinned to a round that is not
+    public yet, never a study task set's (its participants open it through the study), and
+    never a ranked attempt's own task (its one attempt is opened by
+    ``leaderboard.ranked_families``)."""
     from engine.models import FamilyTask
     from leaderboard.models import RoundFamilyTask
 
@@ -60,7 +64,8 @@ def visible_family_tasks(queryset=None):
     hidden = RoundFamilyTask.objects.filter(task=OuterRef("pk")).exclude(
         round__status__in=PUBLIC_ROUNDS
     )
-    return queryset.exclude(origin=FamilyTask.Origin.STUDY).exclude(Exists(hidden))
+    unlisted = (FamilyTask.Origin.STUDY, FamilyTask.Origin.RANKED)
+    return queryset.exclude(origin__in=unlisted).exclude(Exists(hidden))
 
 
 def family_answer_is_secret(task_id: int) -> bool:
@@ -74,3 +79,80 @@ def family_answer_is_secret(task_id: int) -> bool:
         .filter(~Q(round__status=Round.Status.CLOSED) | Q(round__published_at__isnull=True))
         .exists()
     )
+
+
+def ranked_family_result_is_secret(task_id: int) -> bool:
+    """Whether a ranked attempt's task keeps its reference answer (and the details of the
+    score, which may show it) to itself: its round has not closed yet. Its player is told
+    right or wrong and the score at once."""
+    from leaderboard.models import RankedFamilyAttempt
+
+    return (
+        RankedFamilyAttempt.objects.filter(task_id=task_id)
+        .exclude(round__status=Round.Status.CLOSED)
+        .exists()
+    )
+
+
+# -- seeds: when a task's seed may be served ------------------------------------------------
+#
+# Our generators are open source and deterministic, so a seed regenerates its task's hidden
+# part (engine.seeds). One rule decides, for every API, page and export, whether a seed may
+# be shown: a practice or imported task's always (its answer is shown anyway), a round's
+# pinned task's or instance's once the round's answers are published, a ranked task's or
+# instance's once its round has closed, a study task's never. A hidden seed is served as
+# null (``shown_seed``).
+
+
+def _unpublished(prefix: str = "round__") -> Q:
+    return ~Q(**{f"{prefix}status": Round.Status.CLOSED}) | Q(
+        **{f"{prefix}published_at__isnull": True}
+    )
+
+
+def instance_seed_shown() -> Q:
+    """A filter on ``Instance``: its seed may be served (neither pinned to a round whose
+    instances are unpublished nor a ranked game's of a round still open)."""
+    pinned = RoundInstance.objects.filter(instance=OuterRef("pk")).filter(_unpublished())
+    ranked_open = RankedGame.objects.filter(instance=OuterRef("pk")).exclude(
+        round__status=Round.Status.CLOSED
+    )
+    return ~Exists(pinned) & ~Exists(ranked_open)
+
+
+def family_seed_shown() -> Q:
+    """A filter on ``FamilyTask``: its seed may be served (the rule above, by origin)."""
+    from engine.models import FamilyTask
+    from leaderboard.models import RankedFamilyAttempt, RoundFamilyTask
+
+    origin = FamilyTask.Origin
+    pins = RoundFamilyTask.objects.filter(task=OuterRef("pk"))
+    ranked_closed = RankedFamilyAttempt.objects.filter(
+        task=OuterRef("pk"), round__status=Round.Status.CLOSED
+    )
+    return (
+        (Q(origin__in=(origin.PUBLIC, origin.IMPORTED)) & ~Exists(pins.filter(_unpublished())))
+        | (Q(origin=origin.ROUND) & Exists(pins.exclude(_unpublished())))
+        | (Q(origin=origin.RANKED) & Exists(ranked_closed))
+    )
+
+
+def with_seed_shown(queryset: QuerySet) -> QuerySet:
+    """``queryset`` (of ``Instance`` or ``FamilyTask``) with ``seed_shown`` annotated, for
+    ``shown_seed`` to read without a query per row."""
+    from engine.models import FamilyTask
+
+    rule = family_seed_shown() if queryset.model is FamilyTask else instance_seed_shown()
+    return queryset.annotate(seed_shown=ExpressionWrapper(rule, output_field=BooleanField()))
+
+
+def shown_seed(row) -> int | None:
+    """The seed of an ``Instance`` or ``FamilyTask`` if it may be served, else None."""
+    shown = getattr(row, "seed_shown", None)
+    if shown is None:
+        shown = (
+            with_seed_shown(type(row).objects.filter(pk=row.pk))
+            .values_list("seed_shown", flat=True)
+            .first()
+        )
+    return row.seed if shown else None

@@ -416,33 +416,37 @@ def do_retry(submission_id: int, user: User) -> Submission:
 def _score_all(submission: Submission, parsed) -> list[Trajectory]:
     # Ranked games' instances are never scored from a file (they are played on the server),
     # nor are those of a round that is not live yet (they are invisible until then).
-    instances = {
-        row.seed: row
-        for row in playable_instances().filter(
+    playable = list(
+        playable_instances().filter(
             domain=submission.domain,
             n_truths=submission.n_truths,
             n_actions=submission.n_actions,
             n_valid=1,
         )
-    }
+    )
+    # A line names its instance by seed, or by id (a live round's seeds are secret).
+    by_seed = {row.seed: row for row in playable}
+    by_id = {row.pk: row for row in playable}
     core_domain = submission.domain.to_core()
     cores: dict[int, object] = {}
     problems: list[str] = []
     rows: list[Trajectory] = []
     for item in parsed:
-        stored = instances.get(item.seed)
+        stored = by_id.get(item.instance) if item.instance is not None else by_seed.get(item.seed)
         if stored is None:
             problems.append(
-                f"line {item.line}: no stored instance with seed {item.seed} for "
+                f"line {item.line}: no stored instance with {item.names} for "
                 f"{submission.domain.name} {submission.n_truths}/{submission.n_actions}"
             )
             continue
         if stored.oracle_actions is None:
-            problems.append(f"line {item.line}: instance seed {item.seed} has no oracle value yet")
+            problems.append(
+                f"line {item.line}: the instance with {item.names} has no oracle value yet"
+            )
             continue
-        core = cores.get(item.seed)
+        core = cores.get(stored.pk)
         if core is None:
-            core = cores[item.seed] = stored.to_core()
+            core = cores[stored.pk] = stored.to_core()
         result = score(core_domain, core, stored.oracle_actions, item)
         rows.append(
             Trajectory(

@@ -429,8 +429,9 @@ class PrepareRoundForm(forms.Form):
         min_value=0,
         max_value=rounds.MAX_SEED,
         initial=_random_seed,
-        help_text="Instance i of every domain and setting uses seed + i; the same seed gives "
-        "the same instances.",
+        help_text="Each task's seed is a keyed hash of this seed and the task's place under "
+        "the server's secret (TASK_SEED_SECRET): the same seed gives the same tasks on this "
+        "server, and no one can compute them from it. A seed is used by one round only.",
     )
     starts_on = forms.DateField(
         label="starts on",

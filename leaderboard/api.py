@@ -14,10 +14,18 @@ from rest_framework.views import APIView
 from benchmark.permissions import PublicButNotParticipant
 from engine.core.families.kumo.game import display_order
 from engine.serializers import ErrorSerializer
-from leaderboard import actions, ranked
-from leaderboard.models import BoardRow, RankedGame, Submission, model_name_key
+from leaderboard import actions, ranked, ranked_families
+from leaderboard.models import (
+    BoardRow,
+    RankedFamilyAttempt,
+    RankedGame,
+    Submission,
+    model_name_key,
+)
 from leaderboard.serializers import (
     BoardRowSerializer,
+    RankedFamilyAttemptRequestSerializer,
+    RankedFamilyAttemptSerializer,
     RankedGameRequestSerializer,
     RankedGameSerializer,
     RankedGameStartedSerializer,
@@ -215,6 +223,55 @@ class RankedGameList(APIView):
             "knowledge_book": session.book_text(),
         }
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+class RankedFamilyAttemptList(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("model", str, description="only this model's attempts")],
+        responses={200: RankedFamilyAttemptSerializer(many=True)},
+        description="Your ranked attempts of the task families (every round), newest first.",
+    )
+    def get(self, request):
+        attempts = (
+            RankedFamilyAttempt.objects.filter(attempt__player=request.user)
+            .select_related("round", "model", "task", "attempt__task")
+            .order_by("-created_at", "-pk")
+        )
+        model = request.query_params.get("model", "").strip()
+        if model:
+            attempts = attempts.filter(model__name_key=model_name_key(model))
+        return Response([ranked_families.ranked_attempt_view(row) for row in attempts])
+
+    @extend_schema(
+        request=RankedFamilyAttemptRequestSerializer,
+        responses={
+            201: RankedFamilyAttemptSerializer,
+            400: ErrorSerializer,
+            403: ErrorSerializer,
+            409: ErrorSerializer,
+            503: ErrorSerializer,
+        },
+        description="Start your model's next ranked attempt of a (family, kind, level) the "
+        "live round declares, on a task generated for this attempt alone. Answer it (or play "
+        "a game's moves) with the family attempt endpoints. Until the round closes the "
+        "result tells right or wrong and the score, never the reference answer; an attempt "
+        "not finished when the round closes counts as failed.",
+    )
+    def post(self, request):
+        form = RankedFamilyAttemptRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            ranked = ranked_families.do_start_ranked_family_attempt(
+                request.user,
+                model=data["model"],
+                family=data["family"],
+                kind=data["kind"],
+                level=data["level"],
+            )
+        except ranked_families.RankedError as error:
+            return Response({"error": str(error)}, status=error.status)
+        return Response(ranked_families.ranked_attempt_view(ranked), status=status.HTTP_201_CREATED)
 
 
 @extend_schema(

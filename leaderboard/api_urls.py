@@ -16,5 +16,10 @@ urlpatterns = [
         name="api-submission-retry",
     ),
     path("ranked-games/", api.RankedGameList.as_view(), name="api-ranked-games"),
+    path(
+        "ranked-family-attempts/",
+        api.RankedFamilyAttemptList.as_view(),
+        name="api-ranked-family-attempts",
+    ),
     path("leaderboard/", api.LeaderboardList.as_view(), name="api-leaderboard"),
 ]

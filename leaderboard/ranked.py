@@ -89,10 +89,7 @@ def check_ranked_request(
     kind: str = ModelEntry.Kind.MODEL,
 ) -> RankedRequest:
     """Validate a request for the next ranked game; raises :class:`RankedError`."""
-    try:
-        name = naming.clean_model_name(model)
-    except naming.ModelNameError as error:
-        raise _name_refused(error) from None
+    name = check_model_owner(user, model, kind=kind)
     live = Round.objects.filter(status=Round.Status.ACTIVE).first()
     if live is None:
         raise NoMoreGames("no round is live: ranked games are played during a live round only")
@@ -105,11 +102,20 @@ def check_ranked_request(
             f"round {live.name} has no setting {n_truths}x{n_actions} "
             f"(its settings: {live.settings_label})"
         )
+    return RankedRequest(live, name, domain_row, n_truths, n_actions)
+
+
+def check_model_owner(user: User, model: str, *, kind: str = ModelEntry.Kind.MODEL) -> str:
+    """The model's name, checked, if ``user`` may play ranked under it (``leaderboard.names``:
+    a name the account may claim, or one it owns); :class:`RankedError` or
+    :class:`NotYours` otherwise. Ranked games of KUMO and ranked attempts of every other
+    family share this check."""
     try:
+        name = naming.clean_model_name(model)
         naming.check_claim(name, user=user, kind=kind)
     except naming.ModelNameError as error:
         raise _name_refused(error) from None
-    return RankedRequest(live, name, domain_row, n_truths, n_actions)
+    return name
 
 
 def _games(request: RankedRequest, entry: ModelEntry):

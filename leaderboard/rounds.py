@@ -19,7 +19,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.mail import mail_admins
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -38,6 +38,7 @@ from leaderboard.models import (
     two_months_after,
 )
 from leaderboard.ranked import do_close_open_games
+from leaderboard.ranked_families import do_close_open_family_attempts
 
 logger = logging.getLogger(__name__)
 
@@ -276,30 +277,27 @@ def _check_family_tasks(specs: Sequence[str], problems: list[str]) -> tuple[dict
 
 
 def _check_seeds_unused(checked: CheckedSpec) -> None:
-    """Refuse seeds whose instances already belong to another round: a published (or
-    merely played) instance must never come back. One query."""
-    seeds = Q(
-        instance__seed__gte=checked.seed,
-        instance__seed__lt=checked.seed + checked.instances,
-        instance__domain__in=checked.domains,
-    )
-    same_setting = Q()
-    for n_truths, n_actions in checked.settings:
-        same_setting |= Q(instance__n_truths=n_truths, instance__n_actions=n_actions)
-    taken = (
-        RoundInstance.objects.filter(seeds, same_setting, instance__n_valid=1)
-        .exclude(round__name=checked.name)
-        .select_related("round", "instance__domain")
-        .order_by("instance__seed")
-        .first()
-    )
+    """Refuse a round seed another round already has: a round's tasks follow from its seed
+    (and the server's secret, ``round_seeds``), and a published (or merely played) task must
+    never come back. The round's seed is no secret; the seeds derived from it are."""
+    taken = Round.objects.filter(seed=checked.seed).exclude(name=checked.name).first()
     if taken is not None:
-        instance = taken.instance
         raise RoundError(
-            f"seed {instance.seed} of {instance.domain.name} {instance.n_truths}x"
-            f"{instance.n_actions} already belongs to round {taken.round.name}: an instance "
-            "is used by one round only, choose another seed"
+            f"seed {checked.seed} is already the seed of round {taken.name}: a round's tasks "
+            "follow from its seed, and a task is used by one round only; choose another seed"
         )
+
+
+def round_seeds(target: Round, source: str, kind: str, level: str, count: int) -> list[int]:
+    """The secret seeds of a round's pinned tasks of one source (a KUMO domain, or a
+    family) and kind (a setting such as ``4x6``, or the family's kind) and level: a keyed
+    hash of the round's seed and the task's place (``engine.seeds.secret_seed``). The
+    same round prepared again on this server gets the same tasks, so a preparation can
+    resume; under another ``TASK_SEED_SECRET`` it gets others, and no one without the
+    secret can compute them from the round's seed."""
+    from engine.seeds import secret_seed
+
+    return [secret_seed("round", target.seed, source, kind, level, i) for i in range(count)]
 
 
 def _same_spec(existing: Round, checked: CheckedSpec) -> bool:
@@ -398,9 +396,9 @@ def do_prepare_round(round_id: int, *, progress: ProgressCallback | None = None)
     1. Claim the round (draft → preparing) with a conditional update; if another job got
        it first, return ``None`` and do nothing.
     2. Per domain and setting, ``engine.actions.do_generate_instances`` stores the
-       instances (seeds ``seed`` … ``seed + count - 1``) with oracle values and a checked
-       book; instances already stored with the same content are reused. They are pinned
-       to the round and the progress counter moves on.
+       instances (secret seeds derived from the round's seed, ``round_seeds``) with
+       oracle values and a checked book; instances already stored with the same content
+       are reused. They are pinned to the round and the progress counter moves on.
     3. With every instance pinned, the round is prepared; a generation problem marks it
        failed with the reason (it may be queued again), and an interruption does too.
     """
@@ -468,24 +466,24 @@ def _generate(target: Round, progress: ProgressCallback | None) -> None:
     done = 0
     for domain in target.domains.order_by("name"):
         for n_truths, n_actions in target.setting_pairs:
+            seeds = round_seeds(
+                target, domain.name, f"{n_truths}x{n_actions}", "", target.instances_per_setting
+            )
             _cores, report = do_generate_instances(
-                domain,
-                n_truths=n_truths,
-                n_actions=n_actions,
-                count=target.instances_per_setting,
-                seed=target.seed,
+                domain, n_truths=n_truths, n_actions=n_actions, seeds=seeds
             )
             rows = report.instances
             taken = (
                 RoundInstance.objects.filter(instance__in=rows)
                 .exclude(round=target)
-                .select_related("round", "instance")
+                .select_related("round")
                 .first()
             )
             if taken is not None:
+                # No seed in the message: it is secret, and the error is shown in the admin.
                 raise RoundError(
-                    f"seed {taken.instance.seed} of {domain.name} {n_truths}x{n_actions} "
-                    f"already belongs to round {taken.round.name}"
+                    f"an instance of {domain.name} {n_truths}x{n_actions} already belongs to "
+                    f"round {taken.round.name}"
                 )
             RoundInstance.objects.bulk_create(
                 [RoundInstance(round=target, instance=row) for row in rows],
@@ -509,38 +507,37 @@ def _generate(target: Round, progress: ProgressCallback | None) -> None:
 
 
 def _generate_family_tasks(target: Round, done: int) -> int:
-    """Generate and pin the round's tasks of the other families (seeds from the round's
-    seed). A task that existed before (generated in public, or another round's) is refused:
-    a round's tasks are new to everyone."""
+    """Generate and pin the round's tasks of the other families (secret seeds from the
+    round's seed, ``round_seeds``). A task that existed before (generated in public, or
+    another round's) is refused: a round's tasks are new to everyone."""
     from engine.families import do_generate_family_tasks
     from engine.models import FamilyTask
 
     for entry in target.family_specs:
+        family, kind, level = entry["family"], entry["kind"], entry["level"]
+        seeds = round_seeds(target, family, kind, level, entry["count"])
         before = set(
-            FamilyTask.objects.filter(
-                family=entry["family"],
-                kind=entry["kind"],
-                seed__gte=target.seed,
-                seed__lt=target.seed + entry["count"],
-            ).values_list("pk", flat=True)
+            FamilyTask.objects.filter(family=family, kind=kind, seed__in=seeds).values_list(
+                "pk", flat=True
+            )
         )
         report = do_generate_family_tasks(
-            entry["family"],
-            entry["kind"],
-            count=entry["count"],
-            seed=target.seed,
-            level=entry["level"],
-            for_round=True,
+            family, kind, seeds=seeds, level=level, for_round=True, origin=FamilyTask.Origin.ROUND
         )
         mine = set(target.family_pins.values_list("task_id", flat=True))
         seen = [task for task in report.tasks if task.pk not in mine and task.pk in before]
-        taken = RoundFamilyTask.objects.filter(task__in=report.tasks).exclude(round=target).first()
+        taken = (
+            RoundFamilyTask.objects.filter(task__in=report.tasks)
+            .exclude(round=target)
+            .select_related("round")
+            .first()
+        )
         if taken is not None or seen:
-            task = taken.task if taken is not None else seen[0]
             owner = f"round {taken.round.name}" if taken is not None else "the public tasks"
+            # No seed in the message: the round's seeds are secret until it is published.
             raise RoundError(
-                f"seed {task.seed} of {task.family}/{task.kind}/{entry['level']} already "
-                f"belongs to {owner}: a round's tasks are new to everyone, choose another seed"
+                f"a task of {family}/{kind}/{level} generated for this round already belongs "
+                f"to {owner}: a round's tasks are new to everyone, choose another seed"
             )
         RoundFamilyTask.objects.bulk_create(
             [RoundFamilyTask(round=target, task=task) for task in report.tasks],
@@ -613,8 +610,10 @@ def do_rotate(
             Round.objects.filter(pk=current.pk, status=Round.Status.ACTIVE).update(
                 status=Round.Status.CLOSED, closed_at=now, published_at=now if publish else None
             )
-            # Ranked games left open count as unsolved: dropping a hard game cannot help.
+            # Ranked games and attempts left open count as unsolved: dropping a hard one
+            # cannot help.
             do_close_open_games(current)
+            do_close_open_family_attempts(current)
         activated = Round.objects.filter(pk=upcoming.pk, status=Round.Status.PREPARED).update(
             status=Round.Status.ACTIVE, activated_at=now
         )

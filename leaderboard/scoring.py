@@ -31,7 +31,7 @@ class ResultsError(ValueError):
 @dataclass
 class ParsedTrajectory:
     line: int
-    seed: int
+    seed: int | None
     run: int
     actions: list[str]
     answer: str | None
@@ -41,6 +41,14 @@ class ParsedTrajectory:
     claimed_correct: bool | None = None
     claimed_actions: int | None = None
     raw_action_count: int | None = None
+    # A native line may name its instance by id (``/api/v1/instances/``) instead of by seed:
+    # a live round's instances have secret seeds, served only once the round is published.
+    instance: int | None = None
+
+    @property
+    def names(self) -> str:
+        """How the line names its instance, for messages."""
+        return f"id {self.instance}" if self.instance is not None else f"seed {self.seed}"
 
 
 @dataclass
@@ -129,9 +137,13 @@ def parse_native(lines: Iterable[str]) -> list[ParsedTrajectory]:
 
 
 def _native_record(number: int, data: Mapping) -> ParsedTrajectory:
-    if "seed" not in data:
-        raise ValueError("missing 'seed'")
-    seed = _seed(data["seed"])
+    instance = None
+    if "instance" in data:
+        instance, seed = _non_negative_int(data["instance"], "'instance'"), None
+    elif "seed" not in data:
+        raise ValueError("missing 'seed' (or 'instance': an id from /api/v1/instances/)")
+    else:
+        seed = _seed(data["seed"])
     actions = data.get("actions")
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise ValueError("'actions' must be a list of action names")
@@ -165,6 +177,7 @@ def _native_record(number: int, data: Mapping) -> ParsedTrajectory:
         parse_errors=_non_negative_int(data.get("parse_errors", 0), "'parse_errors'"),
         claimed_correct=claimed_correct,
         claimed_actions=claimed_actions,
+        instance=instance,
     )
 
 
@@ -289,13 +302,12 @@ def _kumo_run(
 
 
 def _finish(parsed: list[ParsedTrajectory], problems: list[str]) -> list[ParsedTrajectory]:
-    seen: dict[tuple[int, int], int] = {}
+    seen: dict[tuple[int | None, int | None, int], int] = {}
     for item in parsed:
-        key = (item.seed, item.run)
+        key = (item.seed, item.instance, item.run)
         if key in seen:
             problems.append(
-                f"line {item.line}: seed {item.seed} run {item.run} already appears on line "
-                f"{seen[key]}"
+                f"line {item.line}: {item.names} run {item.run} already appears on line {seen[key]}"
             )
         seen[key] = item.line
     if problems:

@@ -138,6 +138,27 @@ class RankedGameSerializer(serializers.ModelSerializer):
         return obj.session.correct if obj.session.finished else None
 
 
+class RankedFamilyAttemptRequestSerializer(serializers.Serializer):
+    model = ModelNameField(help_text="your model's name")
+    family = serializers.SlugField(max_length=50, help_text="a family the live round declares")
+    kind = serializers.SlugField(max_length=50)
+    level = serializers.CharField(max_length=20)
+
+
+class RankedFamilyAttemptSerializer(serializers.Serializer):
+    """A ranked attempt as its player sees it (``leaderboard.ranked_families``)."""
+
+    number = serializers.IntegerField(help_text="this attempt's number, 1 … of")
+    of = serializers.IntegerField(help_text="ranked attempts per model, family, kind and level")
+    round = serializers.CharField()
+    model = serializers.CharField()
+    attempt = serializers.DictField(
+        help_text="the family attempt (as /api/v1/family-attempts/{id}/ shows it): answer it "
+        "at /api/v1/family-attempts/{id}/answer/, or play a game's moves at .../moves/; until "
+        "the round closes its result gives right or wrong and the score, not the reference"
+    )
+
+
 class BoardRowSerializer(serializers.ModelSerializer):
     model = serializers.CharField(source="model.name")
     kind = serializers.CharField(source="model.kind")

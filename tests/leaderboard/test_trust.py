@@ -36,8 +36,8 @@ def token_client(username: str) -> APIClient:
 
 @pytest.fixture
 def live_round(orchard):
-    """Round "live" on orchard 5x4: three pinned instances (seeds 100-102) and three
-    ranked games per model."""
+    """Round "live" on orchard 5x4: three pinned instances (secret seeds from 100) and
+    three ranked games per model."""
     prepare("live", "orchard", "5x4", 3, 100, "--ranked-games", "3")
     run("rotate_round")
     return Round.objects.get(name="live", status=Round.Status.ACTIVE)
@@ -124,7 +124,13 @@ def test_the_harvesting_attack_learns_no_answer_and_ranks_nowhere(live_round, re
         assert opened.status_code == 400
 
     # 3. Upload a perfect file under the same name, as if the answers had been learned.
-    uploaded = upload(attacker, "harvester", perfect_lines(range(100, 103)))
+    # (A live round's instances have secret seeds: a file names them by their listed id.)
+    perfect = [
+        {"instance": row.pk, "run": 0, "actions": [], "answer": row.valid_truths[0]}
+        for row in Instance.objects.filter(rounds=live_round)
+    ]
+    assert len(perfect) == 3
+    uploaded = upload(attacker, "harvester", perfect)
     assert uploaded.status_code == 201 and uploaded.json()["status"] == "done"
     assert uploaded.json()["verified"] is False
 

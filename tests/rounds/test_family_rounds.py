@@ -1,4 +1,4 @@
-"""Tasks of the other families in a round: prepared from the round's seed and pinned,
+"""Tasks of the other families in a round: prepared with secret seeds and pinned,
 hidden until the round goes live, played by the runner and by people with the score and
 the reference kept on the server until the round's tasks are published, never generated
 again in public, and shown per round on the family board."""
@@ -38,9 +38,13 @@ def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(clock, grove, m
     pinned = FamilyTask.objects.filter(
         pk__in=RoundFamilyTask.objects.filter(round=target).values("task_id")
     )
-    assert sorted((t.kind, t.seed) for t in pinned) == [
-        ("math", 500), ("math", 501), ("sudoku", 500), ("sudoku", 501), ("sudoku", 502)
-    ]  # fmt: skip
+    assert sorted(t.kind for t in pinned) == ["math", "math", "sudoku", "sudoku", "sudoku"]
+    # Secret seeds (a keyed hash of the round's seed), stored as the round's own tasks.
+    assert sorted(t.seed for t in pinned.filter(kind="sudoku")) == sorted(
+        rounds.round_seeds(target, "puzzles", "sudoku", "easy", 3)
+    )
+    assert not pinned.filter(seed__in=range(500, 503)).exists()
+    assert set(pinned.values_list("origin", flat=True)) == {FamilyTask.Origin.ROUND}
     user = make_user("solver")
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
@@ -49,8 +53,12 @@ def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(clock, grove, m
     assert api.get("/api/v1/family-tasks/?family=puzzles").json()["count"] == 0
     refused = api.post("/api/v1/family-attempts/", {"task": sudoku.pk}, format="json")
     assert refused.status_code == 400
-    with pytest.raises(FamilyError, match="belongs to round 2025-01"):
-        families.do_generate_family_tasks("puzzles", "sudoku", count=1, seed=501, level="easy")
+    # (Even by someone who knew a secret seed, and the refusal does not repeat it.)
+    with pytest.raises(FamilyError, match="of a round whose tasks are not published") as refused:
+        families.do_generate_family_tasks(
+            "puzzles", "sudoku", count=1, seed=sudoku.seed, level="easy"
+        )
+    assert str(sudoku.seed) not in str(refused.value)
     with pytest.raises(CommandError, match="not live yet"):
         _runner("--model", "reference", "--family", "puzzles", "--kind", "sudoku",
                 "--round", "2025-01")  # fmt: skip
@@ -89,9 +97,12 @@ def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(clock, grove, m
 
 
 def test_round_family_tasks_are_new_to_everyone(clock, grove):
-    families.do_generate_family_tasks("simple", "counting", count=2, seed=700, level="easy")
-    with pytest.raises(CommandError, match="already belongs to the public tasks"):
+    # Public tasks at the very seeds the round would use (as if the secret had leaked).
+    seeds = rounds.round_seeds(Round(seed=700), "simple", "counting", "easy", 2)
+    families.do_generate_family_tasks("simple", "counting", seeds=seeds, level="easy")
+    with pytest.raises(CommandError, match="already belongs to the public tasks") as refused:
         prepare("2025-01", "grove", "4x6", 1, 700, "--family-task", "simple/counting/easy:2")
+    assert not any(str(seed) in str(refused.value) for seed in seeds)
     target = Round.objects.get(name="2025-01")
     assert target.status == Round.Status.FAILED and not target.family_pins.exists()
     with pytest.raises(CommandError, match="FAMILY/KIND/LEVEL:COUNT"):

@@ -16,6 +16,7 @@ from django.utils.html import strip_tags
 
 from engine.actions import parse_instances_jsonl
 from engine.models import Instance
+from leaderboard import rounds
 from leaderboard.models import BoardRow, Round
 from tests.rounds.helpers import prepare, run, submit
 
@@ -63,11 +64,18 @@ def test_a_prepared_round_goes_live_with_default_dates_and_pinned_instances(firs
     assert (first_round.starts_on, first_round.ends_on) == (date(2025, 1, 1), date(2025, 3, 1))
     pinned = Instance.objects.filter(rounds=first_round)
     assert pinned.count() == first_round.total_instances == 12
-    assert set(pinned.values_list("domain__name", "n_truths", "n_actions", "seed")) == {
-        (domain, t, a, seed)
+    assert sorted(pinned.values_list("domain__name", "n_truths", "n_actions")) == sorted(
+        (domain, t, a)
         for domain in ("orchard", "grove")
         for t, a in ((4, 6), (5, 4))
-        for seed in (100, 101, 102)
+        for _ in "abc"
+    )
+    # Their seeds are secret: a keyed hash of the round's seed, never 100 … 102.
+    assert set(pinned.values_list("seed", flat=True)) == {
+        seed
+        for domain in ("orchard", "grove")
+        for setting in ("4x6", "5x4")
+        for seed in rounds.round_seeds(first_round, domain, setting, "", 3)
     }
     # Every pinned instance was stored by the engine with its oracle values and a book.
     for instance in pinned:
@@ -166,12 +174,13 @@ def test_rotating_two_months_on_closes_publishes_and_switches_the_board(
     assert response["Location"] == f"/admin/leaderboard/round/{second.pk}/change/"
     assert second.status == Round.Status.PREPARED
     assert (second.starts_on, second.ends_on) == (date(2025, 3, 1), date(2025, 5, 1))
-    # The prepared round's instances are invisible until it goes live: a file naming their
-    # seeds is refused as naming no instance.
+    # The prepared round's instances are invisible until it goes live: a file naming them
+    # is refused as naming no instance.
     refused = submit(researcher, "gamma", "grove", (4, 6), {500: True, 501: False}, expect=422)
-    assert "no stored instance with seed 500" in refused["errors"][0]
+    first = Instance.objects.filter(rounds=second).order_by("pk").first()
+    assert f"no stored instance with id {first.pk}" in refused["errors"][0]
     listed = researcher.get("/api/v1/instances/", {"domain": "grove", "truths": 4}).json()
-    assert 500 not in [row["seed"] for row in listed["results"]]
+    assert first.pk not in [row["id"] for row in listed["results"]]
     assert not BoardRow.objects.filter(round=second).exists()
     assert 'data-round="2025-03"' not in client.get("/leaderboard/rounds/").content.decode()
 
@@ -237,8 +246,12 @@ def test_rotating_two_months_on_closes_publishes_and_switches_the_board(
         "/leaderboard/rounds/2025-01/instances.jsonl", {"domain": "orchard", "setting": "4x6"}
     )
     cores = parse_instances_jsonl(b"".join(narrowed.streaming_content).decode().splitlines())
-    assert [core.seed for core in cores] == [100, 101, 102]
-    assert cores[0] == Instance.objects.get(domain__name="orchard", n_truths=4, seed=100).to_core()
+    secret = sorted(rounds.round_seeds(first_round, "orchard", "4x6", "", 3))
+    assert [core.seed for core in cores] == secret  # published: the seeds are shown
+    assert (
+        cores[0]
+        == Instance.objects.get(domain__name="orchard", n_truths=4, seed=secret[0]).to_core()
+    )
     # Never the active round's, nor an unknown one's.
     assert client.get("/leaderboard/rounds/2025-03/instances.jsonl").status_code == 404
     assert client.get("/leaderboard/rounds/1999-01/instances.jsonl").status_code == 404

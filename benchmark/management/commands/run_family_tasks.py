@@ -4,7 +4,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.family_runner import BUILT_IN, play_family_tasks
+from benchmark.family_runner import BUILT_IN, play_family_tasks, play_ranked_attempts
 from benchmark.llm import ChatClient, LLMConfigError
 from engine.core.families.base import FamilyError, get_family
 from engine.families import do_generate_family_tasks
@@ -42,6 +42,14 @@ class Command(BaseCommand):
             "counts towards its cap of model names unless it is staff)",
         )
         parser.add_argument(
+            "--ranked",
+            action="store_true",
+            help="play the model's ranked attempts of the live round (the round's ranked "
+            "games per family, kind and level, each on a fresh task made for it alone) "
+            "through the ranked service; needs --base-url, and the model must be new or "
+            "owned by --as-user",
+        )
+        parser.add_argument(
             "--round",
             default="",
             help="play the tasks of this kind and level pinned to a live (or closed) round "
@@ -72,10 +80,18 @@ class Command(BaseCommand):
                 )
             except LLMConfigError as error:
                 raise CommandError(str(error)) from None
+        if o["ranked"] and (client is None or o["round"]):
+            raise CommandError(
+                "--ranked plays a model behind an API (give --base-url) on the live round's "
+                "fresh tasks (without --round)"
+            )
         user, _ = User.objects.get_or_create(username=o["as_user"])
         try:
             for kind in kinds:
-                self._play_kind(family, kind, o, client, user)
+                if o["ranked"]:
+                    self._play_ranked(family, kind, o, client, user)
+                else:
+                    self._play_kind(family, kind, o, client, user)
         finally:
             if client is not None:
                 client.close()
@@ -112,6 +128,26 @@ class Command(BaseCommand):
             f"{o['model']} on {family.name}/{kind}: {result.attempts} "
             f"played, {result.correct} correct, {result.parse_errors} parse error(s), "
             f"{result.failed} failed (API), {result.skipped} already stored"
+        )
+
+    def _play_ranked(self, family, kind: str, o: dict, client, user) -> None:
+        from leaderboard.ranked import RankedError
+
+        try:
+            result = play_ranked_attempts(
+                model=o["model"],
+                family=family.name,
+                kind=kind,
+                level=o["level"],
+                player=user,
+                client=client,
+            )
+        except RankedError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(
+            f"{o['model']} ranked on {family.name}/{kind}/{o['level']}: {result.attempts} "
+            f"played, {result.correct} correct, {result.parse_errors} parse error(s), "
+            f"{result.failed} failed (API)"
         )
 
 
