@@ -77,7 +77,9 @@ def do_generate_family_tasks(
         raise FamilyError(f"give between 1 and 10000 seeds, got {len(seeds)}")
     source = get_family(family)
     tasks, created = [], 0
-    with transaction.atomic(), _written_clues(family, kind, params):
+    from engine.word_clues import written_clues
+
+    with transaction.atomic(), source.generation_context(kind, params, written_clues):
         for each in seeds:
             instance = source.generate(kind, each, params, level=level)
             task, new = FamilyTask.objects.get_or_create(
@@ -111,19 +113,6 @@ def do_generate_family_tasks(
                     "are not published: choose another seed"
                 )
     return GenerationReport(tasks, created)
-
-
-def _written_clues(family: str, kind: str, params: dict | None):
-    """For crosswords asked with ``clues=1``: the clues the authoring LLM wrote (checked
-    and stored, ``engine.word_clues``) replace the definitions of their words."""
-    from contextlib import nullcontext
-
-    if family != "puzzles" or kind != "crossword" or not (params or {}).get("clues"):
-        return nullcontext()
-    from engine.core.families.puzzles.words import written_clues
-    from engine.word_clues import written_clues as stored
-
-    return written_clues(stored())
 
 
 def start_attempt(player: User, task: FamilyTask) -> tuple[FamilyAttempt, bool]:
@@ -277,6 +266,8 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
         "level": task.level,
         "public": task.public,
         "finished": attempt.finished,
+        # Answers written as grids or lists (the page shows them preformatted).
+        "structured": get_family(task.family).structured_answers,
     }
     if getattr(get_family(task.family), "interactive", False):
         state["interactive"] = True

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -172,6 +173,15 @@ class Family(ABC):
 
     @abstractmethod
     def reference_answer(self, instance: FamilyInstance) -> str: ...
+
+    def generation_context(
+        self, kind: str, params: Mapping[str, object] | None, written_clues: Callable[[], Any]
+    ) -> AbstractContextManager[None]:
+        """What the platform enters around :meth:`generate` for a request: by default
+        nothing. A family that draws on what the platform stores (the crossword clues the
+        authoring LLM wrote, a mapping of word to clue that ``written_clues()`` reads only
+        when called) sets it up here, so the platform needs no knowledge of the family."""
+        return nullcontext()
 
     def prompt(self, instance: FamilyInstance) -> str:
         """The task for a chat model, ending with how to give the final answer."""

@@ -52,6 +52,15 @@ class ConstraintPuzzles(Family):
         self.puzzles = _kinds()
         self.kinds = {name: puzzle.kind for name, puzzle in self.puzzles.items()}
 
+    def generation_context(self, kind, params, written_clues):
+        """Crosswords asked with ``clues=1`` use the clues the authoring LLM wrote (checked
+        and stored by the platform) instead of their words' definitions."""
+        if kind != "crossword" or not (params or {}).get("clues"):
+            return super().generation_context(kind, params, written_clues)
+        from engine.core.families.puzzles.words import written_clues as use_clues
+
+        return use_clues(written_clues())
+
     def _generate(self, kind: str, params: Mapping[str, int], seed: int):
         rng = random.Random(f"puzzles/{kind}/{sorted(params.items())}/{seed}")
         public, hidden = self.puzzles[kind].generate(rng, params)
