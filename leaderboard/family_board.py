@@ -1,10 +1,11 @@
 """The board of the task families (docs/task-families.md): models and people side by side.
 
-One row per family, kind, difficulty level and player (a model's name, or "People" for
-everyone who played in the browser or over the API as themselves): attempts, success rate
-with its 95 % Wilson score interval, mean score, parse-error rate and mean tokens. Read from
-the finished attempts in a fixed number of queries; a figure per kind plots the success
-rate against the level.
+One row per family, kind, difficulty level and player (a model's name, or "People" for the
+study's analysis sample): attempts, success rate with its 95 % Wilson score interval, mean
+score, parse-error rate and mean tokens; a figure per kind plots the success rate against
+the level. The rows are stored (``FamilyBoardRow``), built by the scheduled and incremental
+recompute (``leaderboard.family_recompute``, which also decides which attempts count); the
+pages read them in one query.
 
 Families scored by subtasks (the constraint puzzles) add LR²Bench's four figures per row:
 Completion Ratio and Subtask Accuracy (means of per-attempt shares, with a normal 95 %
@@ -16,14 +17,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass, field
-
-from django.db.models import Avg, Count, Q, Sum
+from dataclasses import dataclass
 
 from engine.core.families.base import FamilyError, get_family
-from engine.models import FamilyAttempt
+from leaderboard.models import FamilyBoardRow, Round
 
+# The verified human row: study participants selected for analysis.
 PEOPLE = "People"
+# Every other person's own play, one unverified row per group, shown apart.
+PRACTICE = "Practice (unverified)"
+# The runner's built-in players (benchmark.family_runner): baselines, not models.
+BUILT_IN_PLAYERS = ("reference", "random", "blank")
 LEVEL_ORDER = {"easy": 0, "medium": 1, "hard": 2, "": 3}
 SUBTASK_FAMILIES = {"puzzles"}
 
@@ -77,76 +81,18 @@ def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-@dataclass(frozen=True)
-class FamilyRow:
-    family: str
-    kind: str
-    level: str
-    player: str
-    attempts: int
-    correct: int
-    success_rate: float
-    ci_low: float
-    ci_high: float
-    mean_value: float
-    parse_error_rate: float
-    mean_tokens: float
-    subtasks: SubtaskFigures | None = field(default=None)
-
-
-def counted_attempts(round_name: str = ""):
-    """Finished attempts the board counts: every model's, and every person's except
-    those of study participants the quality filter flagged (careless or assisted play);
-    with ``round_name``, only the attempts at that round's tasks."""
-    from leaderboard.models import RoundFamilyTask
-
-    counted = FamilyAttempt.objects.filter(finished_at__isnull=False).exclude(
-        model_name="", player__participant__flagged=True
-    )
+def family_rows(round_name: str = "", *, verified: bool = True) -> list[FamilyBoardRow]:
+    """The board's stored rows (``leaderboard.family_recompute`` builds them; one query):
+    across rounds, or with ``round_name`` a closed round's own; the verified rows, or with
+    ``verified=False`` the unverified practice rows. Ordered by family, kind, level (in the
+    kind's declared order), best success rate first."""
+    rows = FamilyBoardRow.objects.filter(verified=verified)
     if round_name:
-        pins = RoundFamilyTask.objects.filter(round__name=round_name).values("task_id")
-        counted = counted.filter(task_id__in=pins)
-    return counted
-
-
-def family_rows(round_name: str = "") -> list[FamilyRow]:
-    """The board's rows; with ``round_name`` (a public round), that round's tasks only.
-    Every attempt here was recorded by the server (the runner, the API or the browser), so
-    every row is verified."""
-    grouped = (
-        counted_attempts(round_name)
-        .values("task__family", "task__kind", "task__level", "model_name")
-        .annotate(
-            n=Count("id"),
-            right=Count("id", filter=Q(correct=True)),
-            mean_value=Avg("value"),
-            parse_errors=Count("id", filter=~Q(parse_error="")),
-            tokens=Sum("tokens"),
-        )
-    )
-    figures = _subtask_figures(round_name)
-    rows = []
-    for g in grouped:
-        low, high = wilson(g["right"], g["n"])
-        key = (g["task__family"], g["task__kind"], g["task__level"], g["model_name"])
-        rows.append(
-            FamilyRow(
-                family=g["task__family"],
-                kind=g["task__kind"],
-                level=g["task__level"],
-                player=g["model_name"] or PEOPLE,
-                attempts=g["n"],
-                correct=g["right"],
-                success_rate=g["right"] / g["n"],
-                ci_low=low,
-                ci_high=high,
-                mean_value=g["mean_value"] or 0.0,
-                parse_error_rate=g["parse_errors"] / g["n"],
-                mean_tokens=(g["tokens"] or 0) / g["n"],
-                subtasks=figures.get(key),
-            )
-        )
-    rows.sort(
+        rows = rows.filter(round__name=round_name, round__status=Round.Status.CLOSED)
+    else:
+        rows = rows.filter(round__isnull=True)
+    found = list(rows)
+    found.sort(
         key=lambda r: (
             r.family,
             r.kind,
@@ -156,59 +102,17 @@ def family_rows(round_name: str = "") -> list[FamilyRow]:
             r.player,
         )
     )
-    return rows
+    return found
 
 
-def _subtask_figures(round_name: str = "") -> dict[tuple, SubtaskFigures]:
-    """CR, S-Acc, EM and PM-0.5 per (family, kind, level, model) of the subtask families,
-    from each finished attempt's stored figures (one query). An attempt with no figures (a
-    parse error: nothing read) counts as nothing completed and nothing right."""
-    shares: dict[tuple, list[tuple[float, float, int, int]]] = defaultdict(list)
-    attempts = (
-        counted_attempts(round_name)
-        .filter(task__family__in=SUBTASK_FAMILIES)
-        .values_list("task__family", "task__kind", "task__level", "model_name", "details")
-    )
-    for family, kind, level, model, details in attempts.iterator():
-        details = details or {}
-        shares[(family, kind, level, model)].append(
-            (
-                float(details.get("cr", 0.0)),
-                float(details.get("s_acc", 0.0)),
-                int(details.get("em", 0)),
-                int(details.get("pm05", 0)),
-            )
-        )
-    figures = {}
-    for key, values in shares.items():
-        n = len(values)
-        cr = mean_interval([v[0] for v in values])
-        s_acc = mean_interval([v[1] for v in values])
-        pm = sum(v[3] for v in values)
-        pm_low, pm_high = wilson(pm, n)
-        figures[key] = SubtaskFigures(
-            cr=cr[0],
-            cr_low=cr[1],
-            cr_high=cr[2],
-            s_acc=s_acc[0],
-            s_acc_low=s_acc[1],
-            s_acc_high=s_acc[2],
-            em=sum(v[2] for v in values) / n,
-            pm05=pm / n,
-            pm05_low=pm_low,
-            pm05_high=pm_high,
-        )
-    return figures
-
-
-def level_figures(rows: list[FamilyRow]) -> list[dict]:
+def level_figures(rows: list[FamilyBoardRow]) -> list[dict]:
     """Per family and kind, success rate (with its interval) against the level, one line
     per player."""
     import plotly.graph_objects as go
 
     from leaderboard.plots import figure_json, plot_text
 
-    by_kind: dict[tuple[str, str], list[FamilyRow]] = defaultdict(list)
+    by_kind: dict[tuple[str, str], list[FamilyBoardRow]] = defaultdict(list)
     for row in rows:
         by_kind[(row.family, row.kind)].append(row)
     figures = []

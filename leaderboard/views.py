@@ -785,33 +785,42 @@ def family_profile(request):
 
 
 def family_board(request):
-    """The task families' board: models and people per kind and level."""
+    """The task families' board: models and people per kind and level, from the stored
+    rows (``leaderboard.family_recompute``); with ``?round=`` a closed round's own rows. A
+    round still live shows only a notice: its results stay secret until it closes."""
     from engine.core.families.games.common import DIMENSIONS
-    from leaderboard.access import PUBLIC_ROUNDS
     from leaderboard.family_board import family_rows, level_figures
     from leaderboard.games_board import dimension_rows, games_served
 
-    rounds_with_tasks = list(
-        Round.objects.filter(status__in=PUBLIC_ROUNDS, family_pins__isnull=False)
+    rounds_with_results = list(
+        Round.objects.filter(family_board_rows__isnull=False, status=Round.Status.CLOSED)
         .distinct()
         .order_by("-starts_on")
         .values_list("name", flat=True)
     )
     chosen = request.GET.get("round", "")
-    if chosen and chosen not in rounds_with_tasks:
-        raise Http404("no public round with family tasks by that name")
-    rows = family_rows(chosen)
+    live_round = ""
+    if chosen and chosen not in rounds_with_results:
+        status = Round.objects.filter(name=chosen).values_list("status", flat=True).first()
+        if status == Round.Status.ACTIVE:
+            live_round = chosen
+        elif status != Round.Status.CLOSED:
+            raise Http404("no closed round with family results by that name")
+    rows = [] if live_round else family_rows(chosen)
+    practice_rows = [] if live_round else family_rows(chosen, verified=False)
     return render(
         request,
         "leaderboard/families.html",
         {
             "rows": rows,
-            "dimension_rows": dimension_rows(chosen),
+            "practice_rows": practice_rows,
+            "dimension_rows": dimension_rows(rows=rows),
             "dimensions": DIMENSIONS,
             "games_served": games_served(),
-            "subtask_rows": [row for row in rows if row.subtasks is not None],
-            "rounds_with_tasks": rounds_with_tasks,
+            "subtask_rows": [row for row in rows if row.cr is not None],
+            "rounds_with_results": rounds_with_results,
             "chosen_round": chosen,
+            "live_round": live_round,
             "figures": level_figures(rows),
             "plotly_version": PLOTLY_JS_VERSION,
             "section": "families",
