@@ -15,9 +15,14 @@ Match at 0.5 (a rate, with its Wilson interval).
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
+
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 from engine.core.families.base import FamilyError, get_family
 from leaderboard.models import FamilyBoardRow, Round
@@ -81,17 +86,72 @@ def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def family_rows(round_name: str = "", *, verified: bool = True) -> list[FamilyBoardRow]:
-    """The board's stored rows (``leaderboard.family_recompute`` builds them; one query):
-    across rounds, or with ``round_name`` a closed round's own; the verified rows, or with
-    ``verified=False`` the unverified practice rows. Ordered by family, kind, level (in the
-    kind's declared order), best success rate first."""
+def stored_rows(round_name: str = "", *, verified: bool = True):
+    """The board's stored rows (``leaderboard.family_recompute`` builds them): across
+    rounds, or with ``round_name`` a closed round's own; the verified rows, or with
+    ``verified=False`` the unverified practice rows."""
     rows = FamilyBoardRow.objects.filter(verified=verified)
     if round_name:
-        rows = rows.filter(round__name=round_name, round__status=Round.Status.CLOSED)
-    else:
-        rows = rows.filter(round__isnull=True)
-    found = list(rows)
+        return rows.filter(round__name=round_name, round__status=Round.Status.CLOSED)
+    return rows.filter(round__isnull=True)
+
+
+@dataclass(frozen=True, slots=True)
+class FamilyRow:
+    """One stored board row as the pages read it (``FamilyBoardRow``'s figures): plain
+    values, since building a model instance per row was most of a large page's time."""
+
+    family: str
+    kind: str
+    level: str
+    round_id: int | None
+    player: str
+    player_kind: str
+    model_id: int | None
+    verified: bool
+    attempts: int
+    correct: int
+    success_rate: float
+    ci_low: float
+    ci_high: float
+    mean_value: float
+    parse_error_rate: float
+    mean_tokens: float
+    cr: float | None
+    cr_low: float | None
+    cr_high: float | None
+    s_acc: float | None
+    s_acc_low: float | None
+    s_acc_high: float | None
+    em: float | None
+    pm05: float | None
+    pm05_low: float | None
+    pm05_high: float | None
+    mean_points: float | None
+
+    @property
+    def subtasks(self) -> SubtaskFigures | None:
+        """LR²Bench's figures as one object, or None for a family not scored by subtasks."""
+        if self.cr is None:
+            return None
+        return SubtaskFigures(
+            self.cr, self.cr_low, self.cr_high, self.s_acc, self.s_acc_low, self.s_acc_high,
+            self.em, self.pm05, self.pm05_low, self.pm05_high,
+        )  # fmt: skip
+
+
+ROW_FIELDS = [name for name in FamilyRow.__dataclass_fields__]
+
+
+def family_rows(
+    round_name: str = "", *, verified: bool = True, family: str | None = None
+) -> list[FamilyRow]:
+    """``stored_rows`` (of one ``family``, or every family) in one query, ordered by
+    family, kind, level (in the kind's declared order), best success rate first."""
+    rows = stored_rows(round_name, verified=verified)
+    if family is not None:
+        rows = rows.filter(family=family)
+    found = [FamilyRow(*values) for values in rows.order_by().values_list(*ROW_FIELDS)]
     found.sort(
         key=lambda r: (
             r.family,
@@ -105,42 +165,130 @@ def family_rows(round_name: str = "", *, verified: bool = True) -> list[FamilyBo
     return found
 
 
-def level_figures(rows: list[FamilyBoardRow]) -> list[dict]:
+# The two large tables' rows, written here rather than in the template: a board of a
+# thousand rows took the template engine over a second (a variable lookup and a filter per
+# cell). Every text is escaped with Django's ``escape``; the rest are formatted numbers.
+BOARD_ROW = (
+    '<tr data-player="{}" data-kind="{}" data-level="{}"><td>{}</td><td>{}</td><td>{}</td>'
+    '<td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}–{}</td>'
+    '<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>\n'
+)
+SUBTASK_ROW = (
+    '<tr data-player="{}" data-kind="{}" data-level="{}"><td>{}</td><td>{}</td><td>{}</td>'
+    '<td class="num">{}</td>'
+    '<td class="num" data-metric="cr">{} <span class="muted">({}–{})</span></td>'
+    '<td class="num" data-metric="s_acc">{} <span class="muted">({}–{})</span></td>'
+    '<td class="num" data-metric="em">{} <span class="muted">({}–{})</span></td>'
+    '<td class="num" data-metric="pm05">{} <span class="muted">({}–{})</span></td>'
+    "</tr>\n"
+)
+
+
+def _3(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def board_body(rows: list[FamilyRow]) -> str:
+    """The main table's rows as HTML (every text escaped; the figures are numbers)."""
+    lines = []
+    for r in rows:
+        player, kind, level = escape(r.player), escape(r.kind), escape(r.level)
+        lines.append(
+            BOARD_ROW.format(
+                player,
+                kind,
+                level,
+                escape(r.family),
+                kind,
+                level or "custom",
+                player,
+                r.attempts,
+                _3(r.success_rate),
+                _3(r.ci_low),
+                _3(r.ci_high),
+                _3(r.mean_value),
+                _3(r.parse_error_rate),
+                f"{r.mean_tokens:.0f}",
+            )  # fmt: skip
+        )
+    return mark_safe("".join(lines))  # noqa: S308 - built from escaped text and numbers
+
+
+def subtask_body(rows: list[FamilyRow]) -> str:
+    """LR²Bench's table's rows as HTML (rows of subtask families only)."""
+    lines = []
+    for r in rows:
+        if r.cr is None:
+            continue
+        player, kind, level = escape(r.player), escape(r.kind), escape(r.level)
+        lines.append(
+            SUBTASK_ROW.format(
+                player,
+                kind,
+                level,
+                kind,
+                level or "custom",
+                player,
+                r.attempts,
+                *map(_3, (r.cr, r.cr_low, r.cr_high, r.s_acc, r.s_acc_low, r.s_acc_high)),
+                *map(_3, (r.em, r.ci_low, r.ci_high, r.pm05, r.pm05_low, r.pm05_high)),
+            )  # fmt: skip
+        )
+    return mark_safe("".join(lines))  # noqa: S308 - built from escaped text and numbers
+
+
+def level_figures(rows: list[FamilyRow]) -> list[dict]:
     """Per family and kind, success rate (with its interval) against the level, one line
-    per player."""
-    import plotly.graph_objects as go
+    per player. The traces are written as plain plotly JSON: building them as plotly
+    objects validates every property and cost seconds on a large board."""
+    from leaderboard.plots import plot_text
 
-    from leaderboard.plots import figure_json, plot_text
-
-    by_kind: dict[tuple[str, str], list[FamilyBoardRow]] = defaultdict(list)
+    by_kind: dict[tuple[str, str], list[FamilyRow]] = defaultdict(list)
     for row in rows:
         by_kind[(row.family, row.kind)].append(row)
     figures = []
     for (family, kind), kind_rows in by_kind.items():
-        fig = go.Figure()
-        for player in sorted({r.player for r in kind_rows}):
-            mine = sorted(
-                (r for r in kind_rows if r.player == player),
-                key=lambda r: level_rank(r.family, r.kind, r.level),
-            )
-            fig.add_trace(
-                go.Scatter(
-                    x=[plot_text(r.level or "custom") for r in mine],
-                    y=[r.success_rate for r in mine],
-                    error_y={
+        by_player: dict[str, list[FamilyRow]] = defaultdict(list)
+        for row in kind_rows:
+            by_player[row.player].append(row)
+        data = []
+        for player in sorted(by_player):
+            mine = sorted(by_player[player], key=lambda r: level_rank(r.family, r.kind, r.level))
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": [plot_text(r.level or "custom") for r in mine],
+                    "y": [r.success_rate for r in mine],
+                    "error_y": {
                         "type": "data",
                         "symmetric": False,
                         "array": [r.ci_high - r.success_rate for r in mine],
                         "arrayminus": [r.success_rate - r.ci_low for r in mine],
                     },
-                    mode="lines+markers",
-                    name=plot_text(player),
-                )
+                    "mode": "lines+markers",
+                    "name": plot_text(player),
+                }
             )
-        fig.update_layout(
-            title={"text": plot_text(f"{family} / {kind}: success rate by level")},
-            yaxis={"range": [0, 1.05], "title": {"text": "success rate (95% interval)"}},
-            xaxis={"title": {"text": "level"}},
+        layout = json.loads(_level_layout())
+        layout["title"] = {"text": plot_text(f"{family} / {kind}: success rate by level")}
+        figures.append(
+            {"id": f"family-{family}-{kind}", "figure": {"data": data, "layout": layout}}
         )
-        figures.append({"id": f"family-{family}-{kind}", "figure": figure_json(fig)})
     return figures
+
+
+@lru_cache(maxsize=1)
+def _level_layout() -> str:
+    """The level figures' layout as plotly writes it (built once, as JSON text)."""
+    import plotly.graph_objects as go
+
+    from leaderboard.plots import BASE_LAYOUT, figure_json
+
+    fig = go.Figure(
+        layout={
+            **BASE_LAYOUT,
+            "yaxis": {"range": [0, 1.05], "title": {"text": "success rate (95% interval)"}},
+            "xaxis": {"title": {"text": "level"}},
+        }
+    )
+    return json.dumps(figure_json(fig)["layout"])

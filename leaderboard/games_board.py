@@ -29,8 +29,7 @@ from dataclasses import dataclass
 
 from engine.core.families.base import get_family
 from engine.core.families.games.common import DIMENSIONS
-from leaderboard.family_board import family_rows, level_rank
-from leaderboard.models import FamilyBoardRow
+from leaderboard.family_board import FamilyRow, family_rows, level_rank
 
 
 @dataclass(frozen=True)
@@ -59,9 +58,7 @@ class DimensionRow:
         return [self.dimensions.get(name) for name in DIMENSIONS]
 
 
-def dimension_rows(
-    round_name: str = "", rows: list[FamilyBoardRow] | None = None
-) -> list[DimensionRow]:
+def dimension_rows(round_name: str = "", rows: list[FamilyRow] | None = None) -> list[DimensionRow]:
     """Every (level, player) with games played, with its dimension figures (see above),
     from the board's stored verified rows (``rows`` when the caller has them already)."""
     games = get_family("games").games

@@ -697,16 +697,3 @@ class FamilyBoardRow(models.Model):
     def __str__(self) -> str:
         where = f" (round {self.round_id})" if self.round_id else ""
         return f"{self.player} on {self.family}/{self.kind}/{self.level or 'custom'}{where}"
-
-    @property
-    def subtasks(self):
-        """LR²Bench's figures as one object (``leaderboard.family_board.SubtaskFigures``),
-        or None for a family not scored by subtasks."""
-        from leaderboard.family_board import SubtaskFigures
-
-        if self.cr is None:
-            return None
-        return SubtaskFigures(
-            self.cr, self.cr_low, self.cr_high, self.s_acc, self.s_acc_low, self.s_acc_high,
-            self.em, self.pm05, self.pm05_low, self.pm05_high,
-        )  # fmt: skip

@@ -789,7 +789,13 @@ def family_board(request):
     rows (``leaderboard.family_recompute``); with ``?round=`` a closed round's own rows. A
     round still live shows only a notice: its results stay secret until it closes."""
     from engine.core.families.games.common import DIMENSIONS
-    from leaderboard.family_board import family_rows, level_figures
+    from leaderboard.family_board import (
+        board_body,
+        family_rows,
+        level_figures,
+        stored_rows,
+        subtask_body,
+    )
     from leaderboard.games_board import dimension_rows, games_served
 
     rounds_with_results = list(
@@ -806,7 +812,12 @@ def family_board(request):
             live_round = chosen
         elif status != Round.Status.CLOSED:
             raise Http404("no closed round with family results by that name")
-    rows = [] if live_round else family_rows(chosen)
+    # One family at a time: every kind, level and player of all of them is thousands of rows.
+    shown = [] if live_round else sorted(set(stored_rows(chosen).values_list("family", flat=True)))
+    family = request.GET.get("family", "") or (shown[0] if shown else "")
+    if family and shown and family not in shown:
+        raise Http404("no results of a family by that name")
+    rows = family_rows(chosen, family=family) if shown else []
     practice_rows = [] if live_round else family_rows(chosen, verified=False)
     return render(
         request,
@@ -817,8 +828,11 @@ def family_board(request):
             "dimension_rows": dimension_rows(rows=rows),
             "dimensions": DIMENSIONS,
             "games_served": games_served(),
-            "subtask_rows": [row for row in rows if row.cr is not None],
+            "board_body": board_body(rows),
+            "subtask_body": subtask_body(rows),
             "rounds_with_results": rounds_with_results,
+            "families_shown": shown,
+            "chosen_family": family,
             "chosen_round": chosen,
             "live_round": live_round,
             "figures": level_figures(rows),

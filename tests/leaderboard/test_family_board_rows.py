@@ -188,12 +188,12 @@ def test_the_board_page_reads_stored_rows_in_a_fixed_number_of_queries(
         rebuild_board(full=True)
 
     played(["m1"])
-    # The rounds with results, the verified rows, the practice rows.
-    with django_assert_num_queries(3):
+    # The rounds with results, the families with rows, one family's rows, the practice rows.
+    with django_assert_num_queries(4):
         assert Client().get("/leaderboard/families/").status_code == 200
     played(["m1", "m2", "m3", "m4", "m5"])
     assert FamilyBoardRow.objects.count() == 15
-    with django_assert_num_queries(3):
+    with django_assert_num_queries(4):
         page = Client().get("/leaderboard/families/")
     assert page.content.decode().count('data-player="m5"') == 3
     # The profile: KUMO's rows and the family rows, the entries, external scores.
@@ -334,3 +334,16 @@ def test_a_closed_rounds_ranked_attempts_count_before_its_tasks_are_published(
     target.refresh_from_db()
     rounds.do_publish(target)
     assert {row.player for row in family_rows()} == {"ranked-two", "reference"}
+
+
+def test_the_board_shows_one_family_at_a_time(rebuild_board):
+    _runner("--model", "reference", "--kind", "math", "--level", "easy", "--count", "2")
+    _runner("--model", "reference", "--family", "puzzles", "--kind", "sudoku", "--level",
+            "easy", "--count", "1")  # fmt: skip
+    first = Client().get("/leaderboard/families/").content.decode()
+    # The first family by name unless chosen; the others one choice away.
+    assert 'data-kind="sudoku"' in first and 'data-kind="math"' not in first
+    assert 'id="lr2-board"' in first and '<option value="simple">' in first
+    simple = Client().get("/leaderboard/families/?family=simple").content.decode()
+    assert 'data-kind="math"' in simple and 'id="lr2-board"' not in simple
+    assert Client().get("/leaderboard/families/?family=nope").status_code == 404
