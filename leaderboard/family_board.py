@@ -37,8 +37,11 @@ LEVEL_ORDER = {"easy": 0, "medium": 1, "hard": 2, "": 3}
 SUBTASK_FAMILIES = {"puzzles"}
 
 
+@lru_cache(maxsize=4096)
 def level_rank(family: str, kind: str, level: str) -> int:
-    """A level's place in its kind's declared order (easy first); custom levels last."""
+    """A level's place in its kind's declared order (easy first); custom levels last.
+    Cached: the registry does not change while the process runs, and a large board sorts
+    thousands of rows by it."""
     try:
         levels = list(get_family(family).kind(kind).levels)
     except FamilyError:
@@ -86,11 +89,13 @@ def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def stored_rows(round_name: str = "", *, verified: bool = True):
+def stored_rows(round_name: str = "", *, verified: bool | None = True):
     """The board's stored rows (``leaderboard.family_recompute`` builds them): across
     rounds, or with ``round_name`` a closed round's own; the verified rows, or with
-    ``verified=False`` the unverified practice rows."""
-    rows = FamilyBoardRow.objects.filter(verified=verified)
+    ``verified=False`` the unverified practice rows (None: both)."""
+    rows = FamilyBoardRow.objects.all()
+    if verified is not None:
+        rows = rows.filter(verified=verified)
     if round_name:
         return rows.filter(round__name=round_name, round__status=Round.Status.CLOSED)
     return rows.filter(round__isnull=True)
@@ -163,6 +168,65 @@ def family_rows(
         )
     )
     return found
+
+
+class NoSuchChoice(Exception):
+    """A round or family the board has no results for; ``str()`` says which."""
+
+
+def board_page(round_name: str = "", family: str = "") -> dict:
+    """What ``/leaderboard/families/`` shows (four or five queries, whatever the size):
+
+    1. the closed rounds with rows (``round_name`` must be one of them, or a round still
+       live, which shows only a notice: its results stay secret until it closes);
+    2. the families with rows (verified or practice): one is shown at a time, ``family``
+       or the first by name, since every kind, level and player of all of them is
+       thousands of rows;
+    3. that family's verified rows with their tables and figures, and its practice rows.
+    """
+    from engine.core.families.games.common import DIMENSIONS
+    from leaderboard.games_board import dimension_rows, games_served
+
+    rounds_with_results = list(
+        Round.objects.filter(family_board_rows__isnull=False, status=Round.Status.CLOSED)
+        .distinct()
+        .order_by("-starts_on")
+        .values_list("name", flat=True)
+    )
+    live_round = ""
+    if round_name and round_name not in rounds_with_results:
+        status = Round.objects.filter(name=round_name).values_list("status", flat=True).first()
+        if status == Round.Status.ACTIVE:
+            live_round = round_name
+        elif status != Round.Status.CLOSED:
+            raise NoSuchChoice(f"no closed round with family results is called {round_name!r}")
+    families = []
+    if not live_round:
+        families = list(
+            stored_rows(round_name, verified=None)
+            .order_by("family")
+            .values_list("family", flat=True)
+            .distinct()
+        )
+    if family and not live_round and family not in families:
+        raise NoSuchChoice(f"no results of a family called {family!r}")
+    family = family or (families[0] if families else "")
+    rows = family_rows(round_name, family=family) if family else []
+    return {
+        "rows": rows,
+        "practice_rows": family_rows(round_name, verified=False, family=family) if family else [],
+        "board_body": board_body(rows),
+        "subtask_body": subtask_body(rows),
+        "dimension_rows": dimension_rows(rows=rows),
+        "dimensions": DIMENSIONS,
+        "games_served": games_served(),
+        "figures": level_figures(rows),
+        "rounds_with_results": rounds_with_results,
+        "families_shown": families,
+        "chosen_family": family,
+        "chosen_round": round_name,
+        "live_round": live_round,
+    }
 
 
 # The two large tables' rows, written here rather than in the template: a board of a

@@ -786,57 +786,16 @@ def family_profile(request):
 
 def family_board(request):
     """The task families' board: models and people per kind and level, from the stored
-    rows (``leaderboard.family_recompute``); with ``?round=`` a closed round's own rows. A
-    round still live shows only a notice: its results stay secret until it closes."""
-    from engine.core.families.games.common import DIMENSIONS
-    from leaderboard.family_board import (
-        board_body,
-        family_rows,
-        level_figures,
-        stored_rows,
-        subtask_body,
-    )
-    from leaderboard.games_board import dimension_rows, games_served
+    rows (``leaderboard.family_board.board_page``), one family at a time; with ``?round=``
+    a closed round's own rows, and for a live round only a notice."""
+    from leaderboard.family_board import NoSuchChoice, board_page
 
-    rounds_with_results = list(
-        Round.objects.filter(family_board_rows__isnull=False, status=Round.Status.CLOSED)
-        .distinct()
-        .order_by("-starts_on")
-        .values_list("name", flat=True)
-    )
-    chosen = request.GET.get("round", "")
-    live_round = ""
-    if chosen and chosen not in rounds_with_results:
-        status = Round.objects.filter(name=chosen).values_list("status", flat=True).first()
-        if status == Round.Status.ACTIVE:
-            live_round = chosen
-        elif status != Round.Status.CLOSED:
-            raise Http404("no closed round with family results by that name")
-    # One family at a time: every kind, level and player of all of them is thousands of rows.
-    shown = [] if live_round else sorted(set(stored_rows(chosen).values_list("family", flat=True)))
-    family = request.GET.get("family", "") or (shown[0] if shown else "")
-    if family and shown and family not in shown:
-        raise Http404("no results of a family by that name")
-    rows = family_rows(chosen, family=family) if shown else []
-    practice_rows = [] if live_round else family_rows(chosen, verified=False)
+    try:
+        page = board_page(request.GET.get("round", ""), request.GET.get("family", ""))
+    except NoSuchChoice as error:
+        raise Http404(str(error)) from error
     return render(
         request,
         "leaderboard/families.html",
-        {
-            "rows": rows,
-            "practice_rows": practice_rows,
-            "dimension_rows": dimension_rows(rows=rows),
-            "dimensions": DIMENSIONS,
-            "games_served": games_served(),
-            "board_body": board_body(rows),
-            "subtask_body": subtask_body(rows),
-            "rounds_with_results": rounds_with_results,
-            "families_shown": shown,
-            "chosen_family": family,
-            "chosen_round": chosen,
-            "live_round": live_round,
-            "figures": level_figures(rows),
-            "plotly_version": PLOTLY_JS_VERSION,
-            "section": "families",
-        },
+        {**page, "plotly_version": PLOTLY_JS_VERSION, "section": "families"},
     )
