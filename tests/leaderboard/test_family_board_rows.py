@@ -347,3 +347,28 @@ def test_the_board_shows_one_family_at_a_time(rebuild_board):
     simple = Client().get("/leaderboard/families/?family=simple").content.decode()
     assert 'data-kind="math"' in simple and 'id="lr2-board"' not in simple
     assert Client().get("/leaderboard/families/?family=nope").status_code == 404
+
+
+def test_an_attempt_finishing_while_the_job_runs_keeps_its_mark(
+    monkeypatch, make_user, rebuild_board
+):
+    from leaderboard import family_recompute
+
+    tasks = _math(2)
+    _answered(make_user("early"), tasks[0])
+    build = family_recompute.family_board_rows
+
+    def meanwhile(groups):
+        rows = build(groups)
+        _answered(make_user("late"), tasks[1])  # finishes after the job read the attempts
+        return rows
+
+    monkeypatch.setattr(family_recompute, "family_board_rows", meanwhile)
+    rebuild_board()
+    # The job claimed only the mark it saw: the newer one waits for the next run.
+    assert FamilyBoardRow.objects.get().attempts == 1
+    assert FamilyStaleGroup.objects.count() == 1
+    monkeypatch.undo()
+    rebuild_board()
+    assert FamilyBoardRow.objects.get().attempts == 2
+    assert not FamilyStaleGroup.objects.exists()
