@@ -22,17 +22,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from benchmark.llm import ChatClient, LLMError
 from engine.core.families.base import FamilyError, FamilyInstance, get_family
 from engine.families import ANSWER_MAX
 from engine.models import FamilyAttempt, FamilyTask
+from leaderboard.actions import queue_recompute
+from leaderboard.family_board import BUILT_IN_PLAYERS
+from leaderboard.family_recompute import mark_task_stale
 from leaderboard.models import ModelEntry
 from leaderboard.names import claim_model_name, clean_model_name
 
-BUILT_IN = ("reference", "random", "blank")
+BUILT_IN = BUILT_IN_PLAYERS
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,9 @@ def play_family_tasks(
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         results = list(pool.map(play, jobs))
     attempts = [attempt for attempt in results if attempt is not None]
+    if attempts:
+        # One recompute for the whole run (its attempts marked their groups stale).
+        queue_recompute()
     return FamilyRunReport(
         attempts=len(attempts),
         correct=sum(bool(a.correct) for a in attempts),
@@ -190,20 +196,23 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
 
 
 def _store(task, run, model, player, started, *, answer: str, **fields) -> FamilyAttempt:
-    """The model's attempt (one per task, model and run), written or replaced."""
+    """The model's attempt (one per task, model and run), written or replaced, and its
+    board group marked stale with it."""
     finished = timezone.now()
-    attempt, _ = FamilyAttempt.objects.update_or_create(
-        model_name=model,
-        task=task,
-        run=run,
-        defaults={
-            "player": player,
-            "answer": answer[:ANSWER_MAX],
-            "finished_at": finished,
-            "elapsed_ms": int((finished - started).total_seconds() * 1000),
-            **fields,
-        },
-    )
+    with transaction.atomic():
+        attempt, _ = FamilyAttempt.objects.update_or_create(
+            model_name=model,
+            task=task,
+            run=run,
+            defaults={
+                "player": player,
+                "answer": answer[:ANSWER_MAX],
+                "finished_at": finished,
+                "elapsed_ms": int((finished - started).total_seconds() * 1000),
+                **fields,
+            },
+        )
+        mark_task_stale(task)
     return attempt
 
 

@@ -220,6 +220,17 @@ def _score_answer(attempt: FamilyAttempt, answer: object, client: object, now) -
             "answer", "correct", "value", "details", "finished_at", "elapsed_ms", "client"
         ]
     )  # fmt: skip
+    _board_changed(task)
+
+
+def _board_changed(task: FamilyTask) -> None:
+    """An attempt at ``task`` finished: mark its board group stale, in the attempt's own
+    transaction (the mark commits with it). The scheduled recompute rebuilds the group: a
+    visitor's answer changes only the unverified practice row, so it queues no job of its
+    own, and a live round's attempt changes nothing public until the round closes."""
+    from leaderboard.family_recompute import mark_task_stale
+
+    mark_task_stale(task)
 
 
 def _end_unsolved(attempt: FamilyAttempt) -> None:
@@ -233,6 +244,7 @@ def _end_unsolved(attempt: FamilyAttempt) -> None:
     attempt.save(
         update_fields=["answer", "correct", "value", "details", "finished_at", "elapsed_ms"]
     )
+    _board_changed(attempt.task)
 
 
 def expire_overdue_attempts(player: User) -> int:
@@ -486,6 +498,7 @@ def _end_game(attempt: FamilyAttempt, family, at) -> None:
     attempt.save(
         update_fields=["answer", "correct", "value", "details", "finished_at", "elapsed_ms"]
     )
+    _board_changed(attempt.task)
 
 
 def game_log(attempt: FamilyAttempt) -> list[dict]:

@@ -488,10 +488,15 @@ def refresh_human_baseline() -> None:
     embedded default the recompute runs in-process."""
 
     def refresh() -> None:
+        from leaderboard.family_recompute import mark_attempts_stale
         from leaderboard.recompute import sync_human_trajectories
         from leaderboard.tasks import recompute_task
 
         sync_human_trajectories()
+        # The families' "People" rows follow the same sample.
+        mark_attempts_stale(
+            FamilyAttempt.objects.filter(player__participant__isnull=False, model_name="")
+        )
         recompute_task.delay()
 
     transaction.on_commit(refresh, robust=True)

@@ -40,6 +40,8 @@ from leaderboard.models import (
     CorrelationRow,
     ExternalBenchmark,
     ExternalScore,
+    FamilyBoardRow,
+    FamilyStaleGroup,
     ModelEntry,
     ModelNameAllowance,
     RotationNotice,
@@ -319,6 +321,27 @@ class StaleGroupAdmin(ReadOnlyAdmin):
     @admin.display(description="setting")
     def setting(self, row: StaleGroup) -> str:
         return f"{row.n_truths}/{row.n_actions}"
+
+
+@admin.register(FamilyStaleGroup)
+class FamilyStaleGroupAdmin(ReadOnlyAdmin):
+    """The same queue for the task families' board: each (family, kind, level) whose rows
+    wait to be recomputed (``leaderboard.family_recompute``), since when."""
+
+    list_display = ("family", "kind", "level", "marked_at")
+    list_filter = ("family",)
+    ordering = ("marked_at",)
+
+
+@admin.register(FamilyBoardRow)
+class FamilyBoardRowAdmin(ReadOnlyAdmin):
+    list_display = (
+        "family", "kind", "level", "round", "player", "player_kind", "verified", "attempts",
+        "success_rate", "computed_at",
+    )  # fmt: skip
+    list_filter = ("verified", "player_kind", "family")
+    list_select_related = ("round",)
+    search_fields = ("player", "kind")
 
 
 @admin.register(BoardRow)

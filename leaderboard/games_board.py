@@ -4,9 +4,10 @@ KORGym scores each game its own way (a win, a share solved, or an unbounded coun
 2048's merged points) and compares models across games in three steps, which this module
 follows for every level that has games played:
 
-1. **Per-game score.** A player's score on a game is the mean, over its finished attempts,
+1. **Per-game score.** A player's score on a game is the mean, over its counted attempts,
    of the game's own score: ``details["points"]`` for games whose score is an unbounded
-   count (``Game.log_scaled``), else the attempt's value in [0, 1].
+   count (``Game.log_scaled``), else the attempt's value in [0, 1]. The recompute stores
+   it with the board row (``FamilyBoardRow.mean_points``); the steps below run on read.
 2. **Per-game normalisation.** Counts are log-transformed, ``ln(1 + s)``, so one long run
    cannot dominate; then each game's scores are min–max normalised across the players who
    played it, ``(s − min) / (max − min)``. When the players cannot be told apart on a game
@@ -28,8 +29,7 @@ from dataclasses import dataclass
 
 from engine.core.families.base import get_family
 from engine.core.families.games.common import DIMENSIONS
-from leaderboard.family_board import PEOPLE, counted_attempts, level_rank
-from leaderboard.names import owner_labels
+from leaderboard.family_board import FamilyRow, family_rows, level_rank
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,6 @@ class DimensionRow:
     dimensions: dict[str, float | None]
     overall: float | None
     scores: tuple[GameScore, ...]
-    # The account owning the player's name ("platform" for baselines and People).
-    owner: str = ""
 
     @property
     def figures(self) -> list[float | None]:
@@ -60,38 +58,21 @@ class DimensionRow:
         return [self.dimensions.get(name) for name in DIMENSIONS]
 
 
-def _game_means(round_name: str = "") -> dict[tuple[str, str, str], list[float]]:
-    """(level, kind, player) → [raw score sum, value sum, attempts], one query."""
+def dimension_rows(round_name: str = "", rows: list[FamilyRow] | None = None) -> list[DimensionRow]:
+    """Every (level, player) with games played, with its dimension figures (see above),
+    from the board's stored verified rows (``rows`` when the caller has them already)."""
     games = get_family("games").games
-    sums: dict[tuple[str, str, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
-    attempts = (
-        counted_attempts(round_name)
-        .filter(task__family="games")
-        .values_list("task__level", "task__kind", "model_name", "value", "details")
-    )
-    for level, kind, model, value, details in attempts.iterator():
-        game = games.get(kind)
-        if game is None:  # a game no longer served: not in the dimensions
-            continue
-        value = float(value or 0.0)
-        raw = float((details or {}).get("points", value)) if game.log_scaled else value
-        entry = sums[(level, kind, model or PEOPLE)]
-        entry[0] += raw
-        entry[1] += value
-        entry[2] += 1
-    return sums
-
-
-def dimension_rows(round_name: str = "") -> list[DimensionRow]:
-    """Every (level, player) with games played, with its dimension figures (see above)."""
-    games = get_family("games").games
-    sums = _game_means(round_name)
+    if rows is None:
+        rows = family_rows(round_name)
     per_game: dict[tuple[str, str], dict[str, tuple[float, float, int]]] = defaultdict(dict)
-    for (level, kind, player), (raw_sum, value_sum, n) in sums.items():
-        raw, value = raw_sum / n, value_sum / n
+    for row in rows:
+        if row.family != "games" or row.kind not in games or row.mean_points is None:
+            continue  # a game no longer served: not in the dimensions
+        level, kind, player = row.level, row.kind, row.player
+        raw, value = row.mean_points, row.mean_value
         if games[kind].log_scaled:
             raw = math.log1p(max(raw, 0.0))
-        per_game[(level, kind)][player] = (raw, value, int(n))
+        per_game[(level, kind)][player] = (raw, value, row.attempts)
 
     scores: dict[tuple[str, str], list[GameScore]] = defaultdict(list)
     for (level, kind), players in per_game.items():
@@ -106,7 +87,6 @@ def dimension_rows(round_name: str = "") -> list[DimensionRow]:
             scores[(level, player)].append(GameScore(kind, game.dimension, n, raw, normalised))
 
     rows = []
-    owners = owner_labels(player for _, player in scores)
     for (level, player), mine in scores.items():
         by_dimension: dict[str, list[float]] = defaultdict(list)
         for score in mine:
@@ -126,7 +106,6 @@ def dimension_rows(round_name: str = "") -> list[DimensionRow]:
                 dimensions=dimensions,
                 overall=sum(present) / len(present) if present else None,
                 scores=tuple(sorted(mine, key=lambda s: (s.dimension, s.kind))),
-                owner=owners.get(player, ""),
             )
         )
     rows.sort(

@@ -678,3 +678,104 @@ class RankedFamilyAttempt(models.Model):
             f"ranked attempt {self.number} of {self.model} on {self.family}/{self.kind}/"
             f"{self.level} ({self.round.name})"
         )
+
+
+class FamilyStaleGroup(models.Model):
+    """A (family, kind, level) of the task families whose board rows must be recomputed.
+
+    Written where an attempt finishes (``engine.families``, the runner) and where a round
+    closes or publishes its tasks; the recompute job claims and deletes the marks it saw
+    (``leaderboard.family_recompute``), as ``StaleGroup`` for KUMO's rows.
+    """
+
+    family = models.SlugField(max_length=50)
+    kind = models.SlugField(max_length=50)
+    level = models.CharField(max_length=20, blank=True)
+    marked_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["family", "kind", "level"], name="unique_family_stale_group"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.family}/{self.kind}/{self.level or 'custom'} (marked {self.marked_at:%c})"
+
+
+class FamilyBoardRow(models.Model):
+    """Cached figures of one player on one (family, kind, level) of the task families.
+
+    Built by the recompute (``leaderboard.family_recompute``) from the attempts the board
+    counts: ``round`` null, every counted attempt; ``round`` set, only a closed round's
+    (its ranked attempts, and its pinned tasks once published). Verified rows come from the
+    runner, ranked attempts and the study's analysis sample ("People"); visitors' and
+    accounts' own play is one unverified practice row per group.
+    """
+
+    class PlayerKind(models.TextChoices):
+        MODEL = "model", "model"
+        BASELINE = "baseline", "built-in baseline"
+        PEOPLE = "people", "study participants (analysis sample)"
+        PRACTICE = "practice", "visitors' and accounts' practice (unverified)"
+
+    family = models.SlugField(max_length=50)
+    kind = models.SlugField(max_length=50)
+    level = models.CharField(max_length=20, blank=True)
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, null=True, blank=True, related_name="family_board_rows"
+    )
+    player = models.CharField(max_length=200)
+    player_kind = models.CharField(max_length=10, choices=PlayerKind.choices)
+    model = models.ForeignKey(
+        ModelEntry,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="family_board_rows",
+    )
+    verified = models.BooleanField()
+    attempts = models.PositiveIntegerField()
+    correct = models.PositiveIntegerField()
+    success_rate = models.FloatField()
+    ci_low = models.FloatField()
+    ci_high = models.FloatField()
+    mean_value = models.FloatField()
+    parse_error_rate = models.FloatField()
+    mean_tokens = models.FloatField()
+    # LR²Bench's figures (families scored by subtasks; null elsewhere).
+    cr = models.FloatField(null=True)
+    cr_low = models.FloatField(null=True)
+    cr_high = models.FloatField(null=True)
+    s_acc = models.FloatField(null=True)
+    s_acc_low = models.FloatField(null=True)
+    s_acc_high = models.FloatField(null=True)
+    em = models.FloatField(null=True)
+    pm05 = models.FloatField(null=True)
+    pm05_low = models.FloatField(null=True)
+    pm05_high = models.FloatField(null=True)
+    # The games: the mean of the game's own score (points for a count-scored game, else the
+    # value), which KORGym's dimension table normalises across players.
+    mean_points = models.FloatField(null=True)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["family", "kind", "level", "-success_rate", "player"]
+        indexes = [models.Index(fields=["round", "verified", "family", "kind"])]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["family", "kind", "level", "player", "verified"],
+                condition=models.Q(round__isnull=True),
+                name="unique_family_board_row",
+            ),
+            models.UniqueConstraint(
+                fields=["round", "family", "kind", "level", "player", "verified"],
+                condition=models.Q(round__isnull=False),
+                name="unique_round_family_board_row",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        where = f" (round {self.round_id})" if self.round_id else ""
+        return f"{self.player} on {self.family}/{self.kind}/{self.level or 'custom'}{where}"

@@ -40,9 +40,13 @@ from leaderboard.models import (
     validate_model_name,
 )
 
-# The human rows: KUMO's board (the study's analysis sample) and the family board.
+# The human rows: KUMO's board (the study's analysis sample) and the family board; and the
+# family board's row of everyone else's own play (never verified, never a model's name).
 HUMANS = "Humans (study)"
 PEOPLE = "People"
+PRACTICE = "Practice (unverified)"
+# The family runner's built-in players (benchmark.family_runner): baselines, not models.
+FAMILY_BASELINES = ("reference", "random", "blank")
 
 
 class ModelNameError(Exception):
@@ -72,12 +76,11 @@ class NameConflict(ModelNameError):
 @cache
 def platform_names() -> dict[str, str]:
     """Each name reserved for the platform → the kind of entry the platform keeps under it."""
-    # Imported here: the runners import this module.
-    from benchmark.family_runner import BUILT_IN as FAMILY_BASELINES
+    # Imported here: the runner imports this module.
     from benchmark.players import BUILT_IN_PLAYERS
 
     names = dict.fromkeys((*BUILT_IN_PLAYERS, *FAMILY_BASELINES), ModelEntry.Kind.BASELINE)
-    names.update(dict.fromkeys((HUMANS, PEOPLE), ModelEntry.Kind.HUMAN))
+    names.update(dict.fromkeys((HUMANS, PEOPLE, PRACTICE), ModelEntry.Kind.HUMAN))
     return names
 
 

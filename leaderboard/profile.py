@@ -3,14 +3,13 @@ how the families (and external benchmarks) correlate across models.
 
 Families: KUMO's games ("kumo", from the board's verified all-domain rows, every setting
 pooled by trajectories) and each task family ("simple", "puzzles", "unpuzzles"…, from the
-finished attempts the family board counts). A player is matched across families by name;
-"People" pools the study's human baseline on KUMO's board and everyone who played family
-tasks as themselves (flagged study participants left out). The built-in baselines
+family board's stored verified rows). A player is matched across families by name;
+"People" pools the study's human baseline on KUMO's board and the study's analysis sample
+on the families' (never visitors' or accounts' own play). The built-in baselines
 (reference, random, blank) and People are shown but never enter a correlation.
 
-Computed from the stored rows and attempts on each request (a few aggregate queries): the
-KUMO rows themselves are rebuilt by the scheduled recompute, and the family figures are
-always current.
+Read from stored rows only (a few queries), which the scheduled recompute rebuilds for KUMO
+and the families alike.
 """
 
 from __future__ import annotations
@@ -20,13 +19,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from django.db.models import Count, Q
-
-from leaderboard.family_board import PEOPLE, counted_attempts, wilson
-from leaderboard.models import BoardRow, ExternalScore, ModelEntry
+from leaderboard.family_board import BUILT_IN_PLAYERS, PEOPLE, wilson
+from leaderboard.models import BoardRow, ExternalScore, FamilyBoardRow, ModelEntry
 
 KUMO = "kumo"
-BASELINES = {"reference", "random", "blank"}
+BASELINES = BUILT_IN_PLAYERS
 
 
 @dataclass(frozen=True)
@@ -91,17 +88,18 @@ def _kumo_cells() -> dict[str, tuple[Cell, int | None]]:
 
 
 def _family_cells() -> dict[tuple[str, str], Cell]:
-    grouped = (
-        counted_attempts()
-        .values("task__family", "model_name")
-        .annotate(n=Count("id"), right=Count("id", filter=Q(correct=True)))
-    )
+    """Per (player, family): the stored verified rows across rounds pooled over kinds and
+    levels (one query), with the Wilson interval of the pooled rate."""
+    pooled: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for player, family, right, n in FamilyBoardRow.objects.filter(
+        verified=True, round__isnull=True
+    ).values_list("player", "family", "correct", "attempts"):
+        pooled[(player, family)][0] += right
+        pooled[(player, family)][1] += n
     cells = {}
-    for g in grouped:
-        low, high = wilson(g["right"], g["n"])
-        cells[(g["model_name"] or PEOPLE, g["task__family"])] = Cell(
-            g["right"] / g["n"], low, high, g["n"]
-        )
+    for key, (right, n) in pooled.items():
+        low, high = wilson(right, n)
+        cells[key] = Cell(right / n, low, high, n)
     return cells
 
 

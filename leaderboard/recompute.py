@@ -1,4 +1,5 @@
-"""Rebuild the cached board (``BoardRow``, ``CorrelationRow``) from trajectories.
+"""Rebuild the cached board (``BoardRow``, ``CorrelationRow``) from trajectories, and the
+task families' rows (``FamilyBoardRow``, ``leaderboard.family_recompute``) from attempts.
 
 Run by a Celery beat job and after every scored submission. Idempotent: it claims the
 stale groups it saw, recomputes them and deletes only those marks, so a submission that
@@ -25,6 +26,7 @@ from engine.core.lazy import lazy_module
 from engine.models import PlaySession
 from humanstudy.models import TaskSetItem
 from leaderboard.access import PUBLIC_ROUNDS
+from leaderboard.family_recompute import recompute_families
 from leaderboard.models import (
     BoardRow,
     CorrelationRow,
@@ -68,6 +70,8 @@ class RecomputeReport:
     groups: int
     board_rows: int
     correlations: int
+    family_groups: int = 0
+    family_rows: int = 0
 
 
 # Key of the PostgreSQL advisory lock that serialises recomputes (any constant of our own).
@@ -119,7 +123,15 @@ def _recompute(*, full: bool) -> RecomputeReport:
             # Only the marks seen at the start: a newer mark stays for the next run.
             StaleGroup.objects.filter(pk=mark.pk, marked_at=mark.marked_at).delete()
         correlations = recompute_correlations()
-    return RecomputeReport(groups=len(pairs), board_rows=len(rows), correlations=correlations)
+    # The task families' rows: the same job, schedule and lock (leaderboard.family_recompute).
+    families = recompute_families(full=full)
+    return RecomputeReport(
+        groups=len(pairs),
+        board_rows=len(rows),
+        correlations=correlations,
+        family_groups=families.groups,
+        family_rows=families.rows,
+    )
 
 
 def _load(pairs: list[tuple[int, int, int]], *, everything: bool) -> dict[str, np.ndarray]:

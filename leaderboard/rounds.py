@@ -28,6 +28,7 @@ from engine.actions import EngineError, do_generate_instances
 from engine.core.families.kumo.generate import GenerationError
 from engine.models import Domain
 from leaderboard.actions import queue_recompute
+from leaderboard.family_recompute import mark_round_stale as mark_family_round_stale
 from leaderboard.models import (
     RotationNotice,
     Round,
@@ -614,6 +615,9 @@ def do_rotate(
             # cannot help.
             do_close_open_games(current)
             do_close_open_family_attempts(current)
+            # Its ranked family attempts (and, published, its pinned tasks' attempts) now
+            # count on the family board.
+            mark_family_round_stale(current)
         activated = Round.objects.filter(pk=upcoming.pk, status=Round.Status.PREPARED).update(
             status=Round.Status.ACTIVE, activated_at=now
         )
@@ -660,9 +664,14 @@ def do_publish(target: Round) -> bool:
             f"round {target.name} is {target.get_status_display()}: only a closed round's "
             "instances can be published, never the active round's"
         )
-    changed = Round.objects.filter(
-        pk=target.pk, status=Round.Status.CLOSED, published_at__isnull=True
-    ).update(published_at=timezone.now())
+    with transaction.atomic():
+        changed = Round.objects.filter(
+            pk=target.pk, status=Round.Status.CLOSED, published_at__isnull=True
+        ).update(published_at=timezone.now())
+        if changed:
+            # The attempts at its pinned family tasks now count on the family board.
+            mark_family_round_stale(target)
+            queue_recompute()
     target.refresh_from_db()
     return bool(changed)
 

@@ -23,7 +23,12 @@ def requeue_stalled_submissions_task() -> list[int]:
 @shared_task(name="leaderboard.recompute")
 def recompute_task(full: bool = False) -> dict:
     report = recompute.recompute(full=full)
-    return {"groups": report.groups, "board_rows": report.board_rows}
+    return {
+        "groups": report.groups,
+        "board_rows": report.board_rows,
+        "family_groups": report.family_groups,
+        "family_rows": report.family_rows,
+    }
 
 
 @shared_task(name="leaderboard.prepare_round")

@@ -787,35 +787,17 @@ def family_profile(request):
 
 
 def family_board(request):
-    """The task families' board: models and people per kind and level."""
-    from engine.core.families.games.common import DIMENSIONS
-    from leaderboard.access import PUBLIC_ROUNDS
-    from leaderboard.family_board import family_rows, level_figures
-    from leaderboard.games_board import dimension_rows, games_served
+    """The task families' board: models and people per kind and level, from the stored
+    rows (``leaderboard.family_board.board_page``), one family at a time; with ``?round=``
+    a closed round's own rows, and for a live round only a notice."""
+    from leaderboard.family_board import NoSuchChoice, board_page
 
-    rounds_with_tasks = list(
-        Round.objects.filter(status__in=PUBLIC_ROUNDS, family_pins__isnull=False)
-        .distinct()
-        .order_by("-starts_on")
-        .values_list("name", flat=True)
-    )
-    chosen = request.GET.get("round", "")
-    if chosen and chosen not in rounds_with_tasks:
-        raise Http404("no public round with family tasks by that name")
-    rows = family_rows(chosen)
+    try:
+        page = board_page(request.GET.get("round", ""), request.GET.get("family", ""))
+    except NoSuchChoice as error:
+        raise Http404(str(error)) from error
     return render(
         request,
         "leaderboard/families.html",
-        {
-            "rows": rows,
-            "dimension_rows": dimension_rows(chosen),
-            "dimensions": DIMENSIONS,
-            "games_served": games_served(),
-            "subtask_rows": [row for row in rows if row.subtasks is not None],
-            "rounds_with_tasks": rounds_with_tasks,
-            "chosen_round": chosen,
-            "figures": level_figures(rows),
-            "plotly_version": PLOTLY_JS_VERSION,
-            "section": "families",
-        },
+        {**page, "plotly_version": PLOTLY_JS_VERSION, "section": "families"},
     )

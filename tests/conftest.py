@@ -165,6 +165,18 @@ def make_user(db):
     return make
 
 
+@pytest.fixture
+def rebuild_board(db):
+    """Run the board's recompute job as beat does (``full``: the nightly one, which needs no
+    stale mark) and return its report; the family board's pages read what it stored."""
+    from leaderboard.tasks import recompute_task
+
+    def rebuild(*, full: bool = False) -> dict:
+        return recompute_task(full=full)
+
+    return rebuild
+
+
 @pytest.fixture(autouse=True)
 def _uploads_in_tmp(settings, tmp_path_factory):
     """Uploaded files go to a temporary folder, never the checkout's media/."""

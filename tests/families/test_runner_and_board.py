@@ -100,7 +100,7 @@ def test_an_api_that_fails_stores_nothing_and_a_later_run_plays_it():
     assert not FamilyAttempt.objects.filter(model_name="broken").exists()
 
 
-def test_models_and_people_side_by_side_on_the_family_board(make_user):
+def test_models_and_practice_side_by_side_on_the_family_board(make_user, rebuild_board):
     run("--model", "reference", "--kind", "travel", "--level", "easy", "--count", "3")
     run("--model", "random", "--kind", "travel", "--level", "easy", "--count", "3")
     person = make_user("walker")
@@ -109,11 +109,19 @@ def test_models_and_people_side_by_side_on_the_family_board(make_user):
     families.answer_attempt(
         attempt.pk, person, get_family("simple").reference_answer(task.to_core())
     )
+    rebuild_board()  # the scheduled job: the answer marked its group stale
     rows = {(r.player, r.kind, r.level): r for r in family_rows()}
     assert rows[("reference", "travel", "easy")].success_rate == 1.0
-    assert rows[("People", "travel", "easy")].attempts == 1
+    assert rows[("reference", "travel", "easy")].player_kind == "baseline"
+    # An ordinary account's answer is practice: in no verified row, "People" included.
+    assert ("People", "travel", "easy") not in rows
+    practice = family_rows(verified=False)
+    assert [(r.player, r.kind, r.attempts) for r in practice] == [
+        ("Practice (unverified)", "travel", 1)
+    ]
     page = Client().get("/leaderboard/families/").content.decode()
-    assert 'data-player="reference"' in page and 'data-player="People"' in page
+    assert 'data-player="reference"' in page and 'data-player="People"' not in page
+    assert 'id="practice-board"' in page and "Practice (unverified)" in page
     assert 'data-figure="family-simple-travel"' in page
     # A person's attempt and the runner's never share a row or a slot.
     assert FamilyAttempt.objects.filter(player=person, model_name="").count() == 1

@@ -30,7 +30,9 @@ def _runner(*args: str) -> str:
     return out.getvalue()
 
 
-def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(clock, grove, make_user):
+def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(
+    clock, grove, make_user, rebuild_board
+):
     prepare("2025-01", "grove", "4x6", 1, 500, "--family-task", "puzzles/sudoku/easy:3",
             "--family-task", "simple/math/easy:2")  # fmt: skip
     target = Round.objects.get(name="2025-01")
@@ -82,18 +84,26 @@ def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(clock, grove, m
     assert "Answer recorded" in html and "A right answer" not in html
     assert reference not in api.get(f"/api/v1/family-attempts/{attempt['id']}/").content.decode()
 
-    # The board per round: the round's tasks only.
-    board = {r.player: r for r in family_rows("2025-01")}
-    assert board["reference"].attempts == 3 and board["People"].attempts == 1
-    assert Client().get("/leaderboard/families/?round=2025-01").status_code == 200
+    # The board while the round is live: nothing of it, only a notice.
+    rebuild_board()
+    assert family_rows("2025-01") == [] and family_rows() == []
+    live = Client().get("/leaderboard/families/?round=2025-01")
+    assert live.status_code == 200 and 'id="live-round-note"' in live.content.decode()
+    assert 'id="family-board"' not in live.content.decode()
     assert Client().get("/leaderboard/families/?round=nope").status_code == 404
 
-    # Closed and published: the result comes out.
+    # Closed and published: the result comes out, and the round's own rows.
     clock(2025, 3, 2)
     prepare("2025-03", "grove", "4x6", 1, 900)
     rounds.do_rotate(target=Round.objects.get(name="2025-03"), publish=True)
     shown = api.get(f"/api/v1/family-attempts/{attempt['id']}/").json()["result"]
     assert shown["correct"] is True and shown["reference_answer"] == reference
+    board = {r.player: r for r in family_rows("2025-01")}
+    assert board["reference"].attempts == 3 and set(board) == {"reference"}
+    practice = family_rows("2025-01", verified=False)
+    assert [(r.kind, r.attempts, r.correct) for r in practice] == [("sudoku", 1, 1)]
+    page = Client().get("/leaderboard/families/?round=2025-01").content.decode()
+    assert 'id="round-note"' in page and 'data-player="reference"' in page
 
 
 def test_round_family_tasks_are_new_to_everyone(clock, grove):
