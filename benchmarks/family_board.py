@@ -27,7 +27,10 @@ The script prints:
    ``--requests`` requests through Django's test client after one warm-up: p50, p95 and max
    wall time in ms, the process's CPU time (on a shared machine the wall time includes
    waiting for a core), and the queries per request — target p95 < 300 ms;
-3. the machine's load average (the figures are only comparable on a quiet machine).
+3. with ``--served`` (PostgreSQL only): the same pages over HTTP from the deploy recipe's
+   web process (``deploy/Procfile``'s uvicorn line with its shipped defaults: two workers,
+   ``DEBUG=0``, collected static files) on the same database, p50, p95 and max;
+4. the machine's load average (the figures are only comparable on a quiet machine).
 """
 
 from __future__ import annotations
@@ -201,6 +204,72 @@ def timed(url: str, requests: int) -> tuple[list[float], list[float], int]:
     return times, cpu, len(queries)
 
 
+def served(urls: tuple[str, ...], requests: int) -> None:
+    """Time ``urls`` over HTTP from the recipe's web process (deploy/Procfile's uvicorn line
+    with its shipped defaults) on this database: what a deployed board answers."""
+    import socket
+    import subprocess
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(
+        os.environ,
+        DEBUG="0",
+        SECRET_KEY="benchmark-only-secret-key-" + "x" * 30,
+        ALLOWED_HOSTS="127.0.0.1",
+        SECURE_SSL_REDIRECT="0",
+        SECURE_COOKIES="0",
+        SECURE_HSTS_SECONDS="0",
+        PYTHONPATH=str(REPO_ROOT),
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        cwd=REPO_ROOT, env=env, check=True,
+    )  # fmt: skip
+    workers = os.environ.get("WEB_CONCURRENCY", "2")  # the Procfile's default
+    web = subprocess.Popen(
+        [
+            sys.executable, "-m", "uvicorn", "benchmark.asgi:application", "--host",
+            "127.0.0.1", "--port", str(port), "--workers", workers, "--lifespan", "off",
+            "--timeout-keep-alive", "75",
+        ],
+        cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            for _ in range(300):
+                try:
+                    if client.get("/health/").status_code < 500:
+                        break
+                except httpx.TransportError:
+                    pass
+                time.sleep(0.2)
+            for url in urls:
+                for _ in range(2):  # warm both workers
+                    assert client.get(url).status_code == 200, url
+                times = []
+                for _ in range(requests):
+                    start = time.perf_counter()
+                    response = client.get(url)
+                    times.append((time.perf_counter() - start) * 1000)
+                    assert response.status_code == 200, (url, response.status_code)
+                p95 = percentile(times, 0.95)
+                print(
+                    f"served {url}: p50 {statistics.median(times):.0f} ms, p95 {p95:.0f} ms, "
+                    f"max {max(times):.0f} ms over {requests} requests ({workers} uvicorn "
+                    f"workers, DEBUG=0) — target p95 < {TARGET_P95_MS:.0f} ms: "
+                    f"{'met' if p95 < TARGET_P95_MS else 'MISSED'}"
+                )
+    finally:
+        os.killpg(web.pid, 15)
+        web.wait(timeout=60)
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -213,7 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep what was written")
+    parser.add_argument(
+        "--served",
+        action="store_true",
+        help="also time the pages over HTTP from the recipe's web process (PostgreSQL only)",
+    )
     args = parser.parse_args(argv)
+    if args.served and not os.environ.get("DATABASE_URL"):
+        parser.error("--served needs DATABASE_URL (the recipe's database is PostgreSQL)")
 
     database = None
     wrote = False
@@ -279,6 +355,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"{statistics.median(cpu):.0f} ms, p95 {percentile(cpu, 0.95):.0f} ms), "
                 f"{queries} queries — target p95 < {TARGET_P95_MS:.0f} ms: "
                 f"{'met' if p95 < TARGET_P95_MS else 'MISSED'}"
+            )
+        if args.served:
+            served(
+                (
+                    "/leaderboard/families/",
+                    "/leaderboard/families/?family=simple",
+                    "/leaderboard/profile/",
+                ),
+                args.requests,
             )
         one, five, fifteen = os.getloadavg()
         print(f"load average: {one:.2f} {five:.2f} {fifteen:.2f} ({os.cpu_count()} CPUs)")

@@ -130,20 +130,41 @@ def _games(request: RankedRequest, entry: ModelEntry):
 
 def _check_room(request: RankedRequest, entry: ModelEntry) -> None:
     games = _games(request, entry)
-    played = games.count()
-    if played >= request.round.ranked_games:
-        raise NoMoreGames(
-            f"{entry.name} has played all {request.round.ranked_games} ranked games of "
-            f"{request.domain.name} {request.n_truths}x{request.n_actions} in round "
-            f"{request.round.name}; a ranked game is never replayed"
-        )
-    open_ids = list(
-        games.filter(session__finished_at__isnull=True).values_list("session_id", flat=True)
+    check_quota(
+        entry,
+        request.round,
+        played=games.count(),
+        open_ids=list(
+            games.filter(session__finished_at__isnull=True).values_list("session_id", flat=True)
+        ),
+        what=f"{request.domain.name} {request.n_truths}x{request.n_actions}",
+        noun="game",
+        open_noun="sessions",
     )
+
+
+def check_quota(
+    entry: ModelEntry,
+    target: Round,
+    *,
+    played: int,
+    open_ids: list[int],
+    what: str,
+    noun: str,
+    open_noun: str,
+) -> None:
+    """The ranked-play quota of every family (KUMO's games and the others' attempts): a
+    model plays ``target.ranked_games`` of each kind, never one more (nothing is replayed),
+    with at most ``RANKED_MAX_OPEN_GAMES`` unfinished at once."""
+    if played >= target.ranked_games:
+        raise NoMoreGames(
+            f"{entry.name} has played all {target.ranked_games} ranked {noun}s of {what} in "
+            f"round {target.name}; a ranked {noun} is never replayed"
+        )
     if len(open_ids) >= max_open_games():
         raise TooManyOpenGames(
-            f"{entry.name} already has {len(open_ids)} unfinished ranked games of this domain "
-            f"and setting (sessions {', '.join(map(str, open_ids))}); finish one first"
+            f"{entry.name} already has {len(open_ids)} unfinished ranked {noun}s of {what} "
+            f"({open_noun} {', '.join(map(str, open_ids))}); finish one first"
         )
 
 

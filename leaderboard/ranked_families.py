@@ -36,9 +36,8 @@ from leaderboard.ranked import (
     NoMoreGames,
     NotYours,
     RankedError,
-    TooManyOpenGames,
     check_model_owner,
-    max_open_games,
+    check_quota,
 )
 
 NOT_FINISHED = "not finished when the round closed"
@@ -83,20 +82,17 @@ def _attempts(request: RankedFamilyRequest, entry: ModelEntry):
 
 def _check_room(request: RankedFamilyRequest, entry: ModelEntry) -> None:
     attempts = _attempts(request, entry)
-    what = f"{request.family}/{request.kind}/{request.level}"
-    if attempts.count() >= request.round.ranked_games:
-        raise NoMoreGames(
-            f"{entry.name} has made all {request.round.ranked_games} ranked attempts of {what} "
-            f"in round {request.round.name}; a ranked attempt is never replayed"
-        )
-    open_ids = list(
-        attempts.filter(attempt__finished_at__isnull=True).values_list("attempt_id", flat=True)
+    check_quota(
+        entry,
+        request.round,
+        played=attempts.count(),
+        open_ids=list(
+            attempts.filter(attempt__finished_at__isnull=True).values_list("attempt_id", flat=True)
+        ),
+        what=f"{request.family}/{request.kind}/{request.level}",
+        noun="attempt",
+        open_noun="attempts",
     )
-    if len(open_ids) >= max_open_games():
-        raise TooManyOpenGames(
-            f"{entry.name} already has {len(open_ids)} unfinished ranked attempts of {what} "
-            f"(attempts {', '.join(map(str, open_ids))}); finish one first"
-        )
 
 
 def _fresh_task(request: RankedFamilyRequest) -> FamilyTask:
