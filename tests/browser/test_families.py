@@ -20,6 +20,7 @@ class FamilyPlayTests(BrowserTestCase):
         User.objects.create_user("reasoner", password=PASSWORD)
 
     def start(self, kind: str):
+        self.store_task("simple", kind, "medium")
         page = self.start_browser()
         self.log_in(page, "reasoner", PASSWORD, "/families/")
         page.locator(f'tr[data-kind="{kind}"]').get_by_role("button", name="medium").click()

@@ -22,6 +22,7 @@ class GamePlayTests(BrowserTestCase):
         User.objects.create_user("walker", password=PASSWORD)
 
     def play(self, kind: str, bad_move: str, reason: str):
+        self.store_task("games", kind, "easy")
         page = self.start_browser()
         self.log_in(page, "walker", PASSWORD, "/families/")
         page.locator(f'tr[data-kind="{kind}"]').get_by_role(
@@ -56,6 +57,7 @@ class GamePlayTests(BrowserTestCase):
     def test_an_eight_puzzle_played_with_the_arrow_keys(self):
         """Arrow keys play moves (each page shows the board after the last one); a key that
         names a move the board does not allow is refused like a typed one."""
+        self.store_task("games", "eight_puzzle", "easy")
         page = self.start_browser()
         self.log_in(page, "walker", PASSWORD, "/families/")
         page.locator('tr[data-kind="eight_puzzle"]').get_by_role(

@@ -117,6 +117,15 @@ class BrowserTestCase(ChannelsLiveServerTestCase):
         self.addCleanup(lambda: self.assertEqual(self.page_errors, [], "JavaScript errors"))
         return page
 
+    def store_task(self, family: str, kind: str, level: str) -> None:
+        """A stored public task of the kind, which the families page offers before it asks
+        a job for a fresh one: these tests play the page, not the generation job (on the
+        production pass no worker runs beside the live server; the waiting page has a test
+        of its own that runs the job)."""
+        from engine.families import do_generate_family_tasks
+
+        orm(lambda: do_generate_family_tasks(family, kind, count=1, seed=1, level=level))
+
     def log_in(self, page: Page, username: str, password: str, next_url: str) -> None:
         page.goto(f"{self.live_server_url}/accounts/login/?next={next_url}")
         page.fill("#id_username", username)

@@ -21,6 +21,7 @@ class PuzzlePlayTests(BrowserTestCase):
         User.objects.create_user("solver", password=PASSWORD)
 
     def start(self, kind: str, level: str = "easy"):
+        self.store_task("puzzles", kind, level)
         page = self.start_browser()
         self.log_in(page, "solver", PASSWORD, "/families/")
         page.locator(f'tr[data-kind="{kind}"]').get_by_role(
