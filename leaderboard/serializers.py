@@ -142,7 +142,7 @@ class RankedFamilyAttemptRequestSerializer(serializers.Serializer):
     model = ModelNameField(help_text="your model's name")
     family = serializers.SlugField(max_length=50, help_text="a family the live round declares")
     kind = serializers.SlugField(max_length=50)
-    level = serializers.CharField(max_length=20)
+    level = serializers.SlugField(max_length=20, help_text="one of the kind's levels")
 
 
 class RankedFamilyAttemptSerializer(serializers.Serializer):
