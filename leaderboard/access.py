@@ -111,13 +111,14 @@ def _unpublished(prefix: str = "round__") -> Q:
 
 
 def instance_seed_shown() -> Q:
-    """A filter on ``Instance``: its seed may be served (neither pinned to a round whose
-    instances are unpublished nor a ranked game's of a round still open)."""
+    """A filter on ``Instance``: its seed may be served (not a study task set's, neither
+    pinned to a round whose instances are unpublished nor a ranked game's of a round still
+    open)."""
     pinned = RoundInstance.objects.filter(instance=OuterRef("pk")).filter(_unpublished())
     ranked_open = RankedGame.objects.filter(instance=OuterRef("pk")).exclude(
         round__status=Round.Status.CLOSED
     )
-    return ~Exists(pinned) & ~Exists(ranked_open)
+    return ~Q(source=Instance.Source.STUDY) & ~Exists(pinned) & ~Exists(ranked_open)
 
 
 def family_seed_shown() -> Q:
