@@ -147,40 +147,20 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
             if family.step(instance, history[:-1], move)["over"]:
                 break
     else:
-        messages = [
-            {
-                "role": "user",
-                "content": f"{instance.public['text']}\n\nPlay one move per reply, ending the "
-                "reply with one line: Move: <your move>",
-            }
-        ]
-        over = False
-        turns = 0
-        while not over and turns < limit + MAX_PARSE_ERRORS * 2:
-            turns += 1
+
+        def play(move: str) -> tuple[object, bool]:
             try:
-                answer = client.chat(messages)
-            except LLMError:
-                return None
-            tokens += answer.total_tokens
-            reply = answer.content or ""
-            messages.append({"role": "assistant", "content": reply})
-            found = MOVE_LINE.findall(reply)
-            if not found:
-                parse_errors += 1
-                if parse_errors >= MAX_PARSE_ERRORS:
-                    break
-                messages.append({"role": "user", "content": 'End your reply with "Move: <move>".'})
-                continue
-            try:
-                result = family.step(instance, history, found[-1])
+                result = family.step(instance, history, move)
             except FamilyError as error:
-                invalid += 1
-                messages.append({"role": "user", "content": f"Not allowed: {error}. Try again."})
-                continue
-            history.append(found[-1])
-            over = result["over"] or len(history) >= limit
-            messages.append({"role": "user", "content": _shown(result["observation"])})
+                raise MoveRefused(str(error)) from None
+            history.append(move)
+            return result["observation"], result["over"] or len(history) >= limit
+
+        try:
+            talk = _converse(client, instance.public["text"], limit + MAX_PARSE_ERRORS * 2, play)
+        except LLMError:
+            return None
+        invalid, parse_errors, tokens = talk.refused, talk.parse_errors, talk.tokens
     score = family.finish(instance, history)
     return _store(
         task, run, model, player, started,
@@ -193,6 +173,55 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
         tokens=tokens,
         parse_error=f"{parse_errors} repl(y/ies) without a move" if parse_errors else "",
     )  # fmt: skip
+
+
+class MoveRefused(Exception):
+    """A move the game refused; its message is the reason the model is told."""
+
+
+@dataclass
+class Conversation:
+    tokens: int = 0
+    parse_errors: int = 0
+    refused: int = 0
+
+
+def _converse(client: ChatClient, rules: str, turns: int, play) -> Conversation:
+    """The one game loop of every runner: the model is sent the rules and the start and
+    replies with one "Move: …" line a turn; ``play(move)`` makes the move and returns what
+    it showed and whether the game is over (``MoveRefused`` for a move not allowed, which
+    the model is told). Ends when the game is over, after ``turns`` replies, or after
+    ``MAX_PARSE_ERRORS`` replies with no readable move. ``LLMError`` propagates."""
+    talk = Conversation()
+    messages = [
+        {
+            "role": "user",
+            "content": f"{rules}\n\nPlay one move per reply, ending the reply with one line: "
+            "Move: <your move>",
+        }
+    ]
+    for _ in range(turns):
+        answer = client.chat(messages)
+        talk.tokens += answer.total_tokens
+        reply = answer.content or ""
+        messages.append({"role": "assistant", "content": reply})
+        found = MOVE_LINE.findall(reply)
+        if not found:
+            talk.parse_errors += 1
+            if talk.parse_errors >= MAX_PARSE_ERRORS:
+                break
+            messages.append({"role": "user", "content": 'End your reply with "Move: <move>".'})
+            continue
+        try:
+            observation, over = play(found[-1])
+        except MoveRefused as error:
+            talk.refused += 1
+            messages.append({"role": "user", "content": f"Not allowed: {error}. Try again."})
+            continue
+        if over:
+            break
+        messages.append({"role": "user", "content": _shown(observation)})
+    return talk
 
 
 def _store(task, run, model, player, started, *, answer: str, **fields) -> FamilyAttempt:
@@ -321,39 +350,21 @@ def _play_ranked_game(attempt: FamilyAttempt, public: FamilyInstance, player, cl
     replies with no readable move the game is left open (it counts as failed at close)."""
     from engine import families
 
-    messages = [
-        {
-            "role": "user",
-            "content": f"{public.public['text']}\n\nPlay one move per reply, ending the "
-            "reply with one line: Move: <your move>",
-        }
-    ]
     limit = int(public.public.get("turn_limit", 50))
-    parse_errors = tokens = 0
-    for _ in range(limit * 2 + MAX_PARSE_ERRORS * 2):
-        answer = client.chat(messages)
-        tokens += answer.total_tokens
-        reply = answer.content or ""
-        messages.append({"role": "assistant", "content": reply})
-        found = MOVE_LINE.findall(reply)
-        if not found:
-            parse_errors += 1
-            if parse_errors >= MAX_PARSE_ERRORS:
-                break
-            messages.append({"role": "user", "content": 'End your reply with "Move: <move>".'})
-            continue
+
+    def play(move: str) -> tuple[object, bool]:
         try:
-            played = families.move_attempt(attempt.pk, player, found[-1])
+            played = families.move_attempt(attempt.pk, player, move)
         except families.AttemptFinished:
-            break
+            return None, True
         except families.AttemptError as error:
-            messages.append({"role": "user", "content": f"Not allowed: {error}. Try again."})
-            continue
+            raise MoveRefused(str(error)) from None
         if played.finished:
-            break
-        messages.append(
-            {"role": "user", "content": _shown(families.game_log(played)[-1]["observation"])}
-        )
+            return None, True
+        return families.game_log(played)[-1]["observation"], False
+
+    talk = _converse(client, public.public["text"], limit * 2 + MAX_PARSE_ERRORS * 2, play)
+    tokens, parse_errors = talk.tokens, talk.parse_errors
     FamilyAttempt.objects.filter(pk=attempt.pk).update(
         tokens=tokens,
         parse_error=f"{parse_errors} repl(y/ies) without a move" if parse_errors else "",

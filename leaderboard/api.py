@@ -174,10 +174,7 @@ class RankedGameList(APIView):
             .select_related("round", "model", "domain", "session")
             .order_by("-created_at", "-pk")
         )
-        model = request.query_params.get("model", "").strip()
-        if model:
-            games = games.filter(model__name_key=model_name_key(model))
-        return Response(RankedGameSerializer(games, many=True).data)
+        return Response(RankedGameSerializer(_of_model(games, request), many=True).data)
 
     @extend_schema(
         request=RankedGameRequestSerializer,
@@ -225,6 +222,13 @@ class RankedGameList(APIView):
         return Response(body, status=status.HTTP_201_CREATED)
 
 
+def _of_model(rows, request):
+    """Ranked rows (games or attempts) of the ``model`` the query names, if it names one
+    (matched as names are: after NFKC and case folding)."""
+    model = request.query_params.get("model", "").strip()
+    return rows.filter(model__name_key=model_name_key(model)) if model else rows
+
+
 class RankedFamilyAttemptList(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("model", str, description="only this model's attempts")],
@@ -237,10 +241,9 @@ class RankedFamilyAttemptList(APIView):
             .select_related("round", "model", "task", "attempt__task")
             .order_by("-created_at", "-pk")
         )
-        model = request.query_params.get("model", "").strip()
-        if model:
-            attempts = attempts.filter(model__name_key=model_name_key(model))
-        return Response([ranked_families.ranked_attempt_view(row) for row in attempts])
+        return Response(
+            [ranked_families.ranked_attempt_view(row) for row in _of_model(attempts, request)]
+        )
 
     @extend_schema(
         request=RankedFamilyAttemptRequestSerializer,

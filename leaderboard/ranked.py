@@ -90,9 +90,7 @@ def check_ranked_request(
 ) -> RankedRequest:
     """Validate a request for the next ranked game; raises :class:`RankedError`."""
     name = check_model_owner(user, model, kind=kind)
-    live = Round.objects.filter(status=Round.Status.ACTIVE).first()
-    if live is None:
-        raise NoMoreGames("no round is live: ranked games are played during a live round only")
+    live = live_round("ranked games are played")
     domain_row = live.domains.filter(name=domain).first()
     if domain_row is None:
         names = ", ".join(live.domains.order_by("name").values_list("name", flat=True))
@@ -103,6 +101,15 @@ def check_ranked_request(
             f"(its settings: {live.settings_label})"
         )
     return RankedRequest(live, name, domain_row, n_truths, n_actions)
+
+
+def live_round(what: str) -> Round:
+    """The live round, or :class:`NoMoreGames` saying that ``what`` needs one (ranked play
+    of every family happens during a live round only)."""
+    live = Round.objects.filter(status=Round.Status.ACTIVE).first()
+    if live is None:
+        raise NoMoreGames(f"no round is live: {what} during a live round only")
+    return live
 
 
 def check_model_owner(user: User, model: str, *, kind: str = ModelEntry.Kind.MODEL) -> str:

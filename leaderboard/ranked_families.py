@@ -33,11 +33,11 @@ from leaderboard.actions import SubmissionError, get_or_create_model
 from leaderboard.models import ModelEntry, RankedFamilyAttempt, Round
 from leaderboard.ranked import (
     GenerationFailed,
-    NoMoreGames,
     NotYours,
     RankedError,
     check_model_owner,
     check_quota,
+    live_round,
 )
 
 NOT_FINISHED = "not finished when the round closed"
@@ -57,9 +57,7 @@ def check_ranked_family_request(
 ) -> RankedFamilyRequest:
     """Validate a request for the next ranked attempt; raises :class:`RankedError`."""
     name = check_model_owner(user, model)
-    live = Round.objects.filter(status=Round.Status.ACTIVE).first()
-    if live is None:
-        raise NoMoreGames("no round is live: ranked attempts are made during a live round only")
+    live = live_round("ranked attempts are made")
     declared = [(e["family"], e["kind"], e["level"]) for e in live.family_specs]
     if (family, kind, level) not in declared:
         listed = ", ".join("/".join(entry) for entry in declared) or "none"
