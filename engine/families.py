@@ -280,6 +280,8 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
         "finished": attempt.finished,
         # Answers written as grids or lists (the page shows them preformatted).
         "structured": get_family(task.family).structured_answers,
+        # The answer form the page draws (a grid, a letter map…), or None for a text box.
+        "form": get_family(task.family).answer_form(task.kind),
     }
     if getattr(get_family(task.family), "interactive", False):
         state["interactive"] = True

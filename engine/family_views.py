@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from engine import families, family_practice
+from engine.core.families.base import FamilyError, get_family
 from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
 from engine.practice import PracticeError
 
@@ -107,7 +108,7 @@ def attempt(request, attempt_id: int):
         families.expire_overdue_attempts(request.user)  # time is up: it ends, unsolved
         current.refresh_from_db()
     state = families.attempt_state(current)
-    if current.task.kind == "logic_grid":
+    if state["form"] == "logic_grid":
         # The matrix's columns: every category but the people's names (the rows). Never
         # rely on the order of a JSON object's keys: PostgreSQL's jsonb reorders them.
         state["logic_columns"] = [
@@ -131,40 +132,6 @@ def attempt(request, attempt_id: int):
         "engine/family_attempt.html",
         {"state": state, "study": participant is not None},
     )
-
-
-def _letter(post, r: int, c: int) -> str:
-    value = post.get(f"letter-{r}-{c}", "").strip().upper()[:1]
-    return value if value.isascii() and value.isalpha() else ""
-
-
-def _grid_answer(task: FamilyTask, post) -> object:
-    """A crossword's entries or a drop quote's rows, read from the grid's squares
-    (``letter-R-C``); an entry or row with an empty square is left unanswered."""
-    shape = task.public["shape"]
-    if task.kind == "dropquote":
-        rows = []
-        for r, line in enumerate(shape):
-            letters = [_letter(post, r, c) if cell == "_" else cell for c, cell in enumerate(line)]
-            rows.append("".join(letters) if all(letters) else None)
-        if not any(rows):
-            raise families.AttemptError("fill in at least one whole row first")
-        return rows
-    starts = {n: (r, c) for r, c, n in task.public["numbers"]}
-    entries = {}
-    for key in task.public["clues"]:
-        number, direction = key.split("-")
-        r, c = starts[int(number)]
-        dr, dc = (0, 1) if direction == "Across" else (1, 0)
-        word = []
-        while r < len(shape) and c < len(shape[r]) and shape[r][c] != "#":
-            word.append(_letter(post, r, c))
-            r, c = r + dr, c + dc
-        if all(word):
-            entries[key] = "".join(word)
-    if not entries:
-        raise families.AttemptError("fill in at least one whole entry first")
-    return entries
 
 
 def _study_task_only(participant, current: FamilyAttempt) -> None:
@@ -193,46 +160,13 @@ def _client_report(post) -> dict | None:
 
 
 def form_answer(task: FamilyTask, post) -> object:
-    """The answer a page's form gives: the text box, or for a Sudoku the grid of cells
-    (``cell-R-C``; an empty or non-number cell stays as typed, so its row is not read) and
-    for a logic grid the people's rows (``pick-E-CATEGORY``), for a cryptogram the letter
-    mapping (``map-X``). The server scores it; the
-    page never knows the solution."""
-    if task.family != "puzzles" or task.kind not in (
-        "sudoku",
-        "logic_grid",
-        "cryptogram",
-        "crossword",
-        "dropquote",
-    ):
+    """The answer a page's form gives: the text box, or the fields of the answer form the
+    task's family draws for its kind (``Family.read_form``). The server scores it; the page
+    never knows the solution."""
+    family = get_family(task.family)
+    if family.answer_form(task.kind) is None:
         return post.get("answer", "")
-    if task.kind in ("crossword", "dropquote"):
-        return _grid_answer(task, post)
-    if task.kind == "cryptogram":
-        mapping = {
-            letter: post.get(f"map-{letter}", "").strip()[:5] for letter in task.public["letters"]
-        }
-        mapping = {letter: plain for letter, plain in mapping.items() if plain}
-        if not mapping:
-            raise families.AttemptError("fill in at least one letter first")
-        return mapping
-    if task.kind == "sudoku":
-        size = task.public["size"]
-        grid = [
-            [post.get(f"cell-{r}-{c}", "").strip()[:3] for c in range(size)] for r in range(size)
-        ]
-        if not any(value for row in grid for value in row if value):
-            raise families.AttemptError("fill in the grid first")
-        return [[int(v) if v.isdigit() else v for v in row] for row in grid]
-    variables = task.public["variables"]
-    people = []
-    for e, name in enumerate(variables["names"]):
-        row = {"names": name}
-        for category in (c for c in variables if c != "names"):
-            value = post.get(f"pick-{e}-{category}", "")
-            if value:
-                row[category] = value[:200]
-        people.append(row)
-    if not any(len(row) > 1 for row in people):
-        raise families.AttemptError("choose at least one value first")
-    return people
+    try:
+        return family.read_form(task.kind, task.public, post)
+    except FamilyError as error:
+        raise families.AttemptError(str(error)) from None

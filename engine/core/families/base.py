@@ -183,6 +183,16 @@ class Family(ABC):
         when called) sets it up here, so the platform needs no knowledge of the family."""
         return nullcontext()
 
+    def answer_form(self, kind: str) -> str | None:
+        """The answer form the browser draws for a kind (a Sudoku grid, a letter grid…),
+        named for the attempt page's template, or None for a text box."""
+        return None
+
+    def read_form(self, kind: str, public: Mapping[str, Any], fields: Mapping[str, str]):
+        """The answer a browser form posted (``fields``: its fields by name), for a kind
+        with an :meth:`answer_form`; ``FamilyError`` for a form with nothing filled in."""
+        return fields.get("answer", "")
+
     def prompt(self, instance: FamilyInstance) -> str:
         """The task for a chat model, ending with how to give the final answer."""
         answer_format = instance.public["answer_format"]

@@ -52,6 +52,16 @@ class ConstraintPuzzles(Family):
         self.puzzles = _kinds()
         self.kinds = {name: puzzle.kind for name, puzzle in self.puzzles.items()}
 
+    def answer_form(self, kind: str) -> str | None:
+        from engine.core.families.puzzles.forms import FORMS
+
+        return FORMS.get(kind)
+
+    def read_form(self, kind, public, fields):
+        from engine.core.families.puzzles.forms import read_form
+
+        return read_form(self.answer_form(kind) or "", public, fields)
+
     def generation_context(self, kind, params, written_clues):
         """Crosswords asked with ``clues=1`` use the clues the authoring LLM wrote (checked
         and stored by the platform) instead of their words' definitions."""
