@@ -10,7 +10,7 @@ the server; the reference answer and the score come with the answer.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
@@ -356,52 +356,92 @@ def families_catalogue() -> list[dict]:
 
 @dataclass(frozen=True)
 class ImportReport:
+    """What importing one Unpuzzles file did: its key, its items, the tasks it created,
+    updated or left as they were (per reading), and what it left out."""
+
+    file: str
+    items: int
     created: int
     updated: int
     unchanged: int
     open_ended: int
     problems: list[str]
+    variants: dict[str, int]
 
 
-def do_import_unpuzzles(text: str) -> ImportReport:
-    """Store the tasks of a published unpuzzles file (``engine.core.families.unpuzzles``);
-    importing the same file again changes nothing, a corrected one updates its tasks."""
-    from engine.core.families.unpuzzles import read_unpuzzles
+def do_import_unpuzzles(
+    files: Mapping[str, str], readings: tuple[str, ...] = ("deepmind",)
+) -> list[ImportReport]:
+    """Store the tasks of published Unpuzzles files, ``{file key: its text}``, under each
+    reading (``engine.core.families.unpuzzles``), all in one transaction. A task is keyed
+    by (variant, file, item, reading), so files never overwrite each other; importing the
+    same file again changes nothing, a corrected one updates its tasks. Every file is read
+    before anything is written: a bad file stores nothing."""
+    from engine.core.families.unpuzzles import READINGS, check_file_key, read_unpuzzles
 
-    read = read_unpuzzles(text)
-    created = updated = unchanged = 0
+    for reading in readings:
+        if reading not in READINGS:
+            raise FamilyError(f"no reading {reading!r}; use one of {', '.join(READINGS)}")
+    read = {}
+    for key, text in files.items():
+        try:
+            read[check_file_key(key)] = read_unpuzzles(text)
+        except FamilyError as error:
+            raise FamilyError(f"{key}: {error}") from None
+    reports = []
     with transaction.atomic():
-        for variant, index, public, hidden in read.tasks:
-            params = {"item": index}
-            task, new = FamilyTask.objects.get_or_create(
-                family="unpuzzles",
-                kind=variant,
-                params_key=params_key(params),
-                seed=index,
-                defaults={
-                    "params": params,
-                    "public": public,
-                    "hidden": hidden,
-                    "origin": FamilyTask.Origin.IMPORTED,
-                },
+        for key, content in read.items():
+            created = updated = unchanged = 0
+            variants: dict[str, int] = {}
+            for variant, index, public, hidden in content.tasks:
+                variants[variant] = variants.get(variant, 0) + 1
+                for reading in readings:
+                    params = {"file": key, "item": index, "reading": reading}
+                    task, new = FamilyTask.objects.get_or_create(
+                        family="unpuzzles",
+                        kind=variant,
+                        params_key=params_key(params),
+                        seed=index,
+                        defaults={
+                            "params": params,
+                            "level": reading,
+                            "public": public,
+                            "hidden": hidden,
+                            "origin": FamilyTask.Origin.IMPORTED,
+                        },
+                    )
+                    if new:
+                        created += 1
+                    elif task.public != public or task.hidden != hidden:
+                        FamilyTask.objects.filter(pk=task.pk).update(public=public, hidden=hidden)
+                        updated += 1
+                    else:
+                        unchanged += 1
+            reports.append(
+                ImportReport(
+                    key,
+                    content.items,
+                    created,
+                    updated,
+                    unchanged,
+                    content.open_ended,
+                    content.problems,
+                    variants,
+                )
             )
-            if new:
-                created += 1
-            elif task.public != public or task.hidden != hidden:
-                FamilyTask.objects.filter(pk=task.pk).update(public=public, hidden=hidden)
-                updated += 1
-            else:
-                unchanged += 1
-    return ImportReport(created, updated, unchanged, read.open_ended, read.problems)
+    return reports
 
 
 @dataclass(frozen=True)
 class UnpuzzleComparison:
-    """One player's accuracy per variant, and over the items it answered in both the
-    original and the unpuzzle form, how often it solved the famous puzzle but not its
-    trivial version (the sign of an answer recalled rather than reasoned)."""
+    """One player's accuracy per variant on one file under one reading, and over the
+    file's items it answered in both the original and the unpuzzle form, how often it
+    solved the famous puzzle but not its trivial version (the sign of an answer recalled
+    rather than reasoned)."""
 
     player: str
+    file: str
+    reading: str
     accuracy: dict[str, tuple[int, int]]
     pairs: int
     original_only: int
@@ -410,16 +450,19 @@ class UnpuzzleComparison:
 
 
 def unpuzzles_comparison() -> list[UnpuzzleComparison]:
+    """Per player, file and reading: items are paired by (file, item), never across files
+    (the two published files number their items independently)."""
     attempts = FamilyAttempt.objects.filter(
         task__family="unpuzzles", finished_at__isnull=False
-    ).values_list("model_name", "task__kind", "task__seed", "correct")
-    by_player: dict[str, dict[tuple[str, int], list[bool]]] = {}
-    for model, variant, item, correct in attempts:
-        by_player.setdefault(model or "People", {}).setdefault((variant, item), []).append(
-            bool(correct)
-        )
+    ).values_list("model_name", "task__kind", "task__params", "task__seed", "correct")
+    groups: dict[tuple[str, str, str], dict[tuple[str, int], list[bool]]] = {}
+    for model, variant, params, seed, correct in attempts:
+        params = params or {}
+        key = (model or "People", str(params.get("file", "")), params.get("reading", "deepmind"))
+        item = params.get("item", seed)
+        groups.setdefault(key, {}).setdefault((variant, item), []).append(bool(correct))
     rows = []
-    for player, results in sorted(by_player.items()):
+    for (player, file, reading), results in sorted(groups.items()):
         accuracy = {}
         for variant in ("original", "unpuzzle", "shifted"):
             marks = [m for (v, _), ms in results.items() if v == variant for m in ms]
@@ -433,7 +476,16 @@ def unpuzzles_comparison() -> list[UnpuzzleComparison]:
         unpuzzle_only = sum(solved[("unpuzzle", i)] and not solved[("original", i)] for i in items)
         both = sum(solved[("original", i)] and solved[("unpuzzle", i)] for i in items)
         rows.append(
-            UnpuzzleComparison(player, accuracy, len(items), original_only, unpuzzle_only, both)
+            UnpuzzleComparison(
+                player,
+                file,
+                reading,
+                accuracy,
+                len(items),
+                original_only,
+                unpuzzle_only,
+                both,
+            )
         )
     return rows
 

@@ -29,7 +29,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--kind", required=True, help="a kind, several separated by commas, or all"
         )
-        parser.add_argument("--level", default="easy")
+        parser.add_argument(
+            "--level",
+            default=None,
+            help="the level (default: easy; for an imported family its first level, "
+            "e.g. the unpuzzles' reading deepmind)",
+        )
         parser.add_argument("--count", type=int, default=10)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--runs", type=int, default=1)
@@ -68,6 +73,8 @@ class Command(BaseCommand):
             )
             for kind in kinds:
                 family.kind(kind)
+            if o["level"] is None and not getattr(family, "imported", False):
+                o["level"] = "easy"
         except FamilyError as error:
             raise CommandError(str(error)) from None
         if not kinds:
@@ -100,8 +107,10 @@ class Command(BaseCommand):
         if o["round"]:
             tasks = _round_tasks(o["round"], family.name, kind, o["level"])
         elif getattr(family, "imported", False):
-            # A human-written family (unpuzzles): every stored task of the kind.
-            tasks = list(FamilyTask.objects.filter(family=family.name, kind=kind))
+            # A human-written family (unpuzzles): every stored task of the kind and level
+            # (for the unpuzzles, the level is the reading their answers are scored by).
+            level = o["level"] or next(iter(family.kind(kind).levels), "")
+            tasks = list(FamilyTask.objects.filter(family=family.name, kind=kind, level=level))
             if not tasks:
                 raise CommandError(f"no {family.name}/{kind} tasks stored: import them first")
         else:

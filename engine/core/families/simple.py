@@ -26,11 +26,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from engine.core.families import simple_seed
 from engine.core.families.base import (
     Family,
     FamilyInstance,
     Kind,
     Parameter,
+    ParsedReply,
     Score,
     register,
 )
@@ -178,14 +180,35 @@ class SimpleReasoning(Family):
                 "hard": {"cities": 16, "links": 4},
             },
         ),
+        # DeepMind's seven task types, with its knobs (engine/core/families/simple_seed.py).
+        **simple_seed.SEED_KINDS,
     }
 
     def _generate(self, kind, params, seed):
         rng = random.Random(f"simple/{kind}/{seed}")
+        if kind in simple_seed.SEED_KINDS:
+            return simple_seed.generate(kind, rng, params)
         return getattr(self, f"_make_{kind}")(rng, params)
+
+    def prompt(self, instance: FamilyInstance) -> str:
+        if instance.kind in simple_seed.SEED_KINDS:
+            return simple_seed.prompt(instance.kind, instance.public)
+        return super().prompt(instance)
+
+    def reply_with(self, instance: FamilyInstance, answer: str) -> str:
+        if instance.kind in simple_seed.SEED_KINDS:
+            return simple_seed.reply_with(instance.kind, instance.public, answer)
+        return super().reply_with(instance, answer)
+
+    def parse_reply(self, instance: FamilyInstance, text: str) -> ParsedReply:
+        if instance.kind in simple_seed.SEED_KINDS:
+            return simple_seed.parse_reply(instance.kind, instance.public, text)
+        return super().parse_reply(instance, text)
 
     def reference_answer(self, instance: FamilyInstance) -> str:
         hidden = instance.hidden
+        if instance.kind in simple_seed.SEED_KINDS:
+            return simple_seed.reference_answer(instance.kind, hidden)
         if instance.kind == "travel":
             return " -> ".join(hidden["route"])
         if instance.kind == "logic":
@@ -195,6 +218,8 @@ class SimpleReasoning(Family):
     def score(self, instance: FamilyInstance, answer: str) -> Score:
         if not isinstance(answer, str):
             return Score(False, 0.0, {"error": "the answer must be text"})
+        if instance.kind in simple_seed.SEED_KINDS:
+            return simple_seed.score(instance.kind, instance.public, instance.hidden, answer)
         if instance.kind == "travel":
             return _score_route(instance, answer)
         expected = instance.hidden["answer"]
