@@ -51,10 +51,6 @@ def random_answer(instance: FamilyInstance, rng: random.Random) -> str:
     own = get_family(instance.family).random_answer(instance, rng)
     if own is not None:
         return own
-    if instance.kind == "travel":
-        cities = list(instance.public["cities"])
-        rng.shuffle(cities)
-        return " -> ".join(cities[: rng.randint(2, len(cities))])
     if instance.public["answer_format"] == "true or false":
         return rng.choice(("true", "false"))
     return str(rng.randint(0, 100))

@@ -190,6 +190,18 @@ class SimpleReasoning(Family):
             return simple_seed.generate(kind, rng, params)
         return getattr(self, f"_make_{kind}")(rng, params)
 
+    def answer_form(self, kind: str) -> str | None:
+        """A trip is typed as a route (``travel``, with city buttons) or as legs
+        (``travel_modes``); every other kind answers in a text box or its options."""
+        return {"travel": "route", "travel_modes": "legs"}.get(kind)
+
+    def random_answer(self, instance: FamilyInstance, rng) -> str | None:
+        if instance.kind == "travel":
+            cities = list(instance.public["cities"])
+            rng.shuffle(cities)
+            return " -> ".join(cities[: rng.randint(2, len(cities))])
+        return None
+
     def prompt(self, instance: FamilyInstance) -> str:
         if instance.kind in simple_seed.SEED_KINDS:
             return simple_seed.prompt(instance.kind, instance.public)
