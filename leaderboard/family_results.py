@@ -20,6 +20,7 @@ docs/results-format.md.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -328,7 +329,13 @@ def _finish(parsed: list[UploadedReply], problems: list[str]) -> list[UploadedRe
             )
         seen.setdefault(key, reply.where)
     if problems:
-        raise ResultsError(problems)
+        raise ResultsError(sorted(problems, key=_place))
     if not parsed:
         raise ResultsError(["the file holds no replies"])
     return parsed
+
+
+def _place(problem: str) -> int:
+    """A problem's line or record number, to list the problems in file order."""
+    found = re.match(r"(?:line|record) (\d+)", problem)
+    return int(found.group(1)) if found else 0
