@@ -13,7 +13,9 @@ The rounds decide both (docs/rounds.md, docs/verified-evaluation.md):
   while the round is live: a ranked game's until the round closes, a pinned instance's
   until the round's instances are published; a ranked family attempt's reference likewise
   until its round closes;
-- a seed that regenerates such a hidden part is never served before then (``shown_seed``).
+- a seed that regenerates such a hidden part is never served before then (``shown_seed``);
+- a results file may answer only family tasks whose answers are no secret
+  (``answerable_family_tasks``).
 """
 
 from __future__ import annotations
@@ -66,6 +68,17 @@ def visible_family_tasks(queryset=None):
     )
     unlisted = (FamilyTask.Origin.STUDY, FamilyTask.Origin.RANKED)
     return queryset.exclude(origin__in=unlisted).exclude(Exists(hidden))
+
+
+def answerable_family_tasks(queryset=None):
+    """Family tasks a results file may answer (``leaderboard.family_uploads``): the visible
+    ones (``visible_family_tasks``) whose answers are no secret, so never a task pinned to
+    a round whose tasks are not published yet, live or closed. An upload is scored at once
+    and shown on the board, so answering a hidden task would make it an answer oracle."""
+    from leaderboard.models import RoundFamilyTask
+
+    secret = RoundFamilyTask.objects.filter(task=OuterRef("pk")).filter(_unpublished())
+    return visible_family_tasks(queryset).exclude(Exists(secret))
 
 
 def family_answer_is_secret(task_id: int) -> bool:

@@ -1,7 +1,9 @@
 """Every write of the leaderboard: accepting a submission, scoring it, marking work stale.
 
-``submit_results`` is the one path for uploads through the API and for the benchmark
-runner's own results. Small files are scored at once; large ones (``LARGE_SUBMISSION``
+``submit_results`` is the one path for uploads of KUMO's games through the API and for the
+benchmark runner's own results; ``submit_family_results`` for the other task families'
+files (model replies, ``leaderboard.family_uploads``). Both share the submission, its job,
+lease, retry and withdrawal. Small files are scored at once; large ones (``LARGE_SUBMISSION``
 trajectories or more, or any file when asked) by a background job.
 """
 
@@ -26,6 +28,9 @@ from engine.models import UNLISTED_SOURCES, Domain, Instance
 from leaderboard import names
 from leaderboard.access import playable_instances
 from leaderboard.models import (
+    KUMO_FAMILY,
+    FamilyReply,
+    FamilyStaleGroup,
     ModelEntry,
     StaleGroup,
     Submission,
@@ -118,7 +123,7 @@ def submit_results(
     verified: bool = False,
     repair: bool = False,
 ) -> Accepted:
-    """Store a results file and score it (now, or in a job for large files).
+    """Store a results file of KUMO's games and score it (now, or in a job for large files).
 
     ``verified`` is for the benchmark runner alone, whose games the server played itself;
     an uploaded file is always self-reported. ``repair`` is for files of a published
@@ -128,8 +133,10 @@ def submit_results(
     ``Accepted(submission, created)``.
     """
     metadata = dict(metadata or {})
-    if fmt not in Submission.Format.values:
-        raise SubmissionError(f"format must be one of {', '.join(Submission.Format.values)}")
+    if fmt not in (Submission.Format.NATIVE, Submission.Format.KUMO):
+        raise SubmissionError(
+            f"format must be one of {Submission.Format.NATIVE}, {Submission.Format.KUMO}"
+        )
     domain_row = Domain.objects.filter(name=domain).first()
     if domain_row is None:
         raise SubmissionError(f"unknown domain {domain!r}")
@@ -142,13 +149,7 @@ def submit_results(
             f"domain {domain!r} has no stored instances with {n_truths} truths and "
             f"{n_actions} actions"
         )
-    if not content.strip():
-        raise SubmissionError("the file is empty")
-    try:
-        content.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SubmissionError("the file is not UTF-8 text") from None
-    digest = hashlib.sha256(content).hexdigest()
+    _check_content(content)
     entry = get_or_create_model(
         model,
         user=user,
@@ -157,13 +158,108 @@ def submit_results(
     )
     same_content = {
         "model": entry,
+        "family": KUMO_FAMILY,
         "domain": domain_row,
         "n_truths": n_truths,
         "n_actions": n_actions,
         "format": fmt,
-        "sha256": digest,
+        "sha256": hashlib.sha256(content).hexdigest(),
         "verified": verified,
     }
+    threshold = LARGE_KUMO_LINES if fmt == Submission.Format.KUMO else LARGE_NATIVE_LINES
+    return _accept(
+        user,
+        same_content,
+        content,
+        metadata,
+        background=background,
+        threshold=threshold,
+        repair=repair and fmt == Submission.Format.KUMO,
+    )
+
+
+def submit_family_results(
+    user: User,
+    *,
+    model: str,
+    family: str,
+    fmt: str,
+    content: bytes,
+    kind: str = "",
+    level: str = "",
+    metadata: dict | None = None,
+    background: bool | None = None,
+) -> Accepted:
+    """Store a results file of a task family (model replies to stored family tasks) and
+    score it, through the same submission, job and lease as KUMO's files.
+
+    Always self-reported. ``kind`` and ``level`` are for files whose lines do not name
+    them (LR²Bench's response.jsonl); the lines may name their own. Resubmitting identical
+    content for the same model, family, kind and level returns the existing submission.
+    """
+    from leaderboard import family_uploads
+
+    metadata = dict(metadata or {})
+    if fmt not in (Submission.Format.FAMILY, Submission.Format.LR2BENCH):
+        raise SubmissionError(
+            f"format must be one of {Submission.Format.FAMILY}, {Submission.Format.LR2BENCH}"
+        )
+    try:
+        source = family_uploads.uploadable_family(family)
+    except family_uploads.FamilyUploadError as error:
+        raise SubmissionError(str(error)) from None
+    if kind and kind not in source.kinds:
+        raise SubmissionError(
+            f"family {family} has no kind {kind!r}; use one of {', '.join(source.kinds)}"
+        )
+    _check_content(content)
+    entry = get_or_create_model(
+        model,
+        user=user,
+        **{key: metadata.get(key) for key in METADATA_FIELDS if key in metadata},
+    )
+    same_content = {
+        "model": entry,
+        "family": family,
+        "domain": None,
+        "kind": kind,
+        "level": level,
+        "format": fmt,
+        "sha256": hashlib.sha256(content).hexdigest(),
+        "verified": False,
+    }
+    return _accept(
+        user, same_content, content, metadata, background=background, threshold=LARGE_NATIVE_LINES
+    )
+
+
+def _check_content(content: bytes) -> None:
+    if not content.strip():
+        raise SubmissionError("the file is empty")
+    try:
+        content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SubmissionError("the file is not UTF-8 text") from None
+
+
+def _accept(
+    user: User,
+    same_content: dict,
+    content: bytes,
+    metadata: dict,
+    *,
+    background: bool | None,
+    threshold: int,
+    repair: bool = False,
+) -> Accepted:
+    """Store a checked file as a submission and score it, for every family.
+
+    1. The same content for the same group returns the earlier submission (a withdrawn
+       one stays withdrawn; a failed one is tried again from scratch; a scored one whose
+       recompute never ran queues it again).
+    2. The file is stored; a file of ``threshold`` lines or more (or any, with
+       ``background``) is scored by a job after commit, a smaller one at once.
+    """
     existing = Submission.objects.filter(**same_content).first()
     if existing is not None and existing.status == Submission.Status.WITHDRAWN:
         raise SubmissionError(
@@ -171,12 +267,7 @@ def submit_results(
             "withdrawn file stays withdrawn"
         )
     if existing is not None and existing.status != Submission.Status.FAILED:
-        if (
-            existing.status == Submission.Status.DONE
-            and StaleGroup.objects.filter(
-                model=entry, domain=domain_row, n_truths=n_truths, n_actions=n_actions
-            ).exists()
-        ):
+        if existing.status == Submission.Status.DONE and _recompute_pending(existing):
             # Scored, but the recompute after it did not happen (it failed, or no worker has
             # got to it yet): sending the file again is how a submitter retries it.
             queue_recompute()
@@ -184,15 +275,15 @@ def submit_results(
     if existing is not None:
         existing.delete()  # a rejected earlier attempt: try again from scratch
     lines = content.count(b"\n") + (0 if content.endswith(b"\n") else 1)
-    threshold = LARGE_KUMO_LINES if fmt == Submission.Format.KUMO else LARGE_NATIVE_LINES
     if background is None:
         background = lines >= threshold
+    digest = same_content["sha256"]
     try:
         with transaction.atomic():
             submission = Submission(
                 submitter=user,
                 size=len(content),
-                repair=repair and fmt == Submission.Format.KUMO,
+                repair=repair,
                 **same_content,
                 metadata={k: str(v) for k, v in metadata.items() if v not in (None, "")},
             )
@@ -209,6 +300,23 @@ def submit_results(
         process_submission(submission.pk)
         submission.refresh_from_db()
     return Accepted(submission, True)
+
+
+def _recompute_pending(submission: Submission) -> bool:
+    """Whether a scored submission's board groups still wait for a recompute."""
+    if submission.is_kumo:
+        return StaleGroup.objects.filter(
+            model=submission.model,
+            domain=submission.domain,
+            n_truths=submission.n_truths,
+            n_actions=submission.n_actions,
+        ).exists()
+    from leaderboard.family_uploads import submission_groups
+
+    return any(
+        FamilyStaleGroup.objects.filter(family=family, kind=kind, level=level).exists()
+        for family, kind, level in submission_groups(submission)
+    )
 
 
 def process_submission(submission_id: int) -> Submission | None:
@@ -252,13 +360,20 @@ def process_submission(submission_id: int) -> Submission | None:
             text = io.TextIOWrapper(handle, encoding="utf-8", newline="").read()
         # Lines end at "\n" only: JSON strings may hold U+2028, U+0085 and the like, which
         # str.splitlines() would split on.
-        if submission.format == Submission.Format.KUMO:
+        if not submission.is_kumo:
+            from leaderboard.family_uploads import FamilyUploadError, score_replies
+
+            try:
+                rows = score_replies(submission, text)
+            except FamilyUploadError as error:
+                raise ResultsError([str(error)]) from None
+        elif submission.format == Submission.Format.KUMO:
             repairs: list[dict] | None = [] if submission.repair else None
             parsed = parse_kumo(text.split("\n"), repairs=repairs)
             submission.repairs = repairs or []
+            rows = _score_all(submission, parsed)
         else:
-            parsed = parse_native(text.split("\n"))
-        rows = _score_all(submission, parsed)
+            rows = _score_all(submission, parse_native(text.split("\n")))
     except ResultsError as error:
         return _fail(submission, error.problems)
     except (OSError, UnicodeDecodeError) as error:
@@ -282,7 +397,9 @@ def process_submission(submission_id: int) -> Submission | None:
     return submission
 
 
-def _store(submission: Submission, rows: list[Trajectory]) -> None:
+def _store(submission: Submission, rows: list) -> None:
+    """Store a try's rows (``Trajectory`` for KUMO's games, ``FamilyReply`` for a family)
+    and mark the submission done, in one transaction, only if this try still holds it."""
     with transaction.atomic():
         still_ours = (
             Submission.objects.select_for_update()
@@ -295,13 +412,13 @@ def _store(submission: Submission, rows: list[Trajectory]) -> None:
         )
         if not still_ours:
             raise LeaseLost(f"submission {submission.pk} was taken over by a later try")
-        # The newest scored file for a model, domain and setting is the one that counts
-        # (verified and self-reported files apart; ranked games are never replaced).
-        _group_files(submission).filter(active=True).update(active=False)
-        Trajectory.objects.bulk_create(rows, batch_size=5000)
+        if submission.is_kumo:
+            _store_trajectories(submission, rows)
+        else:
+            _store_replies(submission, rows)
         submission.status = Submission.Status.DONE
         submission.trajectory_count = len(rows)
-        submission.disagreements = sum(1 for row in rows if row.disagrees)
+        submission.disagreements = sum(1 for row in rows if getattr(row, "disagrees", False))
         submission.finished_at = timezone.now()
         submission.lease_expires_at = None
         submission.save(
@@ -314,9 +431,27 @@ def _store(submission: Submission, rows: list[Trajectory]) -> None:
                 "lease_expires_at",
             ]
         )
-        mark_stale(
-            submission.model_id, submission.domain_id, submission.n_truths, submission.n_actions
-        )
+
+
+def _store_trajectories(submission: Submission, rows: list[Trajectory]) -> None:
+    # The newest scored file for a model, domain and setting is the one that counts
+    # (verified and self-reported files apart; ranked games are never replaced).
+    _group_files(submission).filter(active=True).update(active=False)
+    Trajectory.objects.bulk_create(rows, batch_size=5000)
+    mark_stale(submission.model_id, submission.domain_id, submission.n_truths, submission.n_actions)
+
+
+def _store_replies(submission: Submission, rows: list[FamilyReply]) -> None:
+    from leaderboard.family_recompute import mark_families_stale
+    from leaderboard.family_uploads import group_replies, reply_groups
+
+    # The newest scored file of a model counts in each (family, kind, level) it covers;
+    # its earlier files still count in the groups this one does not cover.
+    groups = reply_groups(rows)
+    for group in groups:
+        group_replies(submission.model_id, group).filter(active=True).update(active=False)
+    FamilyReply.objects.bulk_create(rows, batch_size=2000)
+    mark_families_stale(groups)
 
 
 _deferred_recomputes = 0
@@ -523,6 +658,10 @@ def do_withdraw(submission_id: int, user: User) -> Submission:
             raise SubmissionError(
                 "this submission is still being scored; withdraw it once it is done"
             )
+        if not submission.is_kumo:
+            _withdraw_replies(submission)
+            queue_recompute()
+            return submission
         was_active = submission.trajectories.filter(active=True).exists()
         submission.trajectories.update(active=False)
         submission.status = Submission.Status.WITHDRAWN
@@ -548,3 +687,40 @@ def do_withdraw(submission_id: int, user: User) -> Submission:
         )
     queue_recompute()
     return submission
+
+
+def _withdraw_replies(submission: Submission) -> None:
+    """A family submission's part of ``do_withdraw`` (inside its transaction): its replies
+    leave the board; in each group where they counted, the model's newest other scored
+    file with replies there counts again."""
+    from leaderboard.family_recompute import mark_families_stale
+    from leaderboard.family_uploads import group_replies, submission_groups
+
+    counted = set(
+        submission.family_replies.filter(active=True)
+        .values_list("family", "kind", "level")
+        .distinct()
+    )
+    groups = submission_groups(submission)
+    submission.family_replies.update(active=False)
+    submission.status = Submission.Status.WITHDRAWN
+    submission.withdrawn_at = timezone.now()
+    submission.save(update_fields=["status", "withdrawn_at"])
+    for group in counted:
+        family, kind, level = group
+        previous = (
+            Submission.objects.filter(
+                model_id=submission.model_id,
+                status=Submission.Status.DONE,
+                family_replies__family=family,
+                family_replies__kind=kind,
+                family_replies__level=level,
+            )
+            .order_by("-finished_at", "-pk")
+            .first()
+        )
+        if previous is not None:
+            group_replies(submission.model_id, group).filter(submission=previous).update(
+                active=True
+            )
+    mark_families_stale(groups)

@@ -41,6 +41,7 @@ from leaderboard.models import (
     ExternalBenchmark,
     ExternalScore,
     FamilyBoardRow,
+    FamilyReply,
     FamilyStaleGroup,
     ModelEntry,
     ModelNameAllowance,
@@ -207,8 +208,8 @@ class SubmissionAdmin(ReadOnlyAdmin):
     list_display = (
         "id",
         "model",
-        "domain",
-        "setting",
+        "family",
+        "scope",
         "format",
         "verified",
         "status",
@@ -225,6 +226,7 @@ class SubmissionAdmin(ReadOnlyAdmin):
         "verified",
         "format",
         "model__kind",
+        "family",
         "domain",
         "n_truths",
         "n_actions",
@@ -234,7 +236,21 @@ class SubmissionAdmin(ReadOnlyAdmin):
     list_select_related = ("model", "domain")
     date_hierarchy = "created_at"
     fieldsets = [
-        (None, {"fields": ("submitter", "model", "domain", "n_truths", "n_actions")}),
+        (
+            None,
+            {
+                "fields": (
+                    "submitter",
+                    "model",
+                    "family",
+                    "domain",
+                    "n_truths",
+                    "n_actions",
+                    "kind",
+                    "level",
+                )
+            },
+        ),
         ("File", {"fields": ("format", "file", "size", "sha256", "metadata_pretty")}),
         (
             "Scoring",
@@ -257,9 +273,9 @@ class SubmissionAdmin(ReadOnlyAdmin):
     ]
     readonly_fields = ("metadata_pretty", "errors_pretty")
 
-    @admin.display(description="setting")
-    def setting(self, obj: Submission) -> str:
-        return _setting(obj)
+    @admin.display(description="domain and setting, or kind and level")
+    def scope(self, obj: Submission) -> str:
+        return obj.scope
 
     @admin.action(description="Score the selected failed submissions again")
     def retry_failed(self, request, queryset):
@@ -286,6 +302,31 @@ class SubmissionAdmin(ReadOnlyAdmin):
         if not obj.errors:
             return "—"
         return format_html("<pre style='white-space:pre-wrap'>{}</pre>", "\n".join(obj.errors))
+
+
+@admin.register(FamilyReply)
+class FamilyReplyAdmin(ReadOnlyAdmin):
+    """Replies of the families' results files, as the server re-scored them."""
+
+    list_display = (
+        "id",
+        "submission_id",
+        "model",
+        "family",
+        "kind",
+        "level",
+        "task_id",
+        "run",
+        "line",
+        "correct",
+        "value",
+        "parse_error",
+        "active",
+    )
+    list_filter = ("family", "kind", "level", "correct", "active")
+    search_fields = ("model__name",)
+    list_select_related = ("model",)
+    raw_id_fields = ("submission", "task", "model")
 
 
 class ScopeFilter(admin.SimpleListFilter):

@@ -16,14 +16,19 @@ from engine.core.families.kumo.game import display_order
 from engine.serializers import ErrorSerializer
 from leaderboard import actions, ranked, ranked_families
 from leaderboard.models import (
+    KUMO_FAMILY,
     BoardRow,
+    FamilyBoardRow,
     RankedFamilyAttempt,
     RankedGame,
+    Round,
     Submission,
     model_name_key,
 )
 from leaderboard.serializers import (
     BoardRowSerializer,
+    FamilyBoardRowSerializer,
+    FamilySubmissionCreateSerializer,
     RankedFamilyAttemptRequestSerializer,
     RankedFamilyAttemptSerializer,
     RankedGameRequestSerializer,
@@ -67,22 +72,12 @@ class SubmissionList(APIView):
         "trajectories or more are scored in the background: poll the submission.",
     )
     def post(self, request):
-        # Refuse an oversized upload before reading it (a proxy should cap it too).
-        declared = request.META.get("CONTENT_LENGTH") or "0"
-        if declared.isdigit() and int(declared) > settings.SUBMISSION_MAX_BYTES + 1_000_000:
-            return Response(
-                {
-                    "error": f"the upload is {int(declared):,} bytes; the limit is "
-                    f"{settings.SUBMISSION_MAX_BYTES:,} bytes (SUBMISSION_MAX_BYTES)"
-                },
-                status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-            )
+        too_large = _too_large(request)
+        if too_large is not None:
+            return too_large
         form = SubmissionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        metadata = {
-            key: data[key] for key in actions.METADATA_FIELDS if data.get(key) not in (None, "")
-        }
         try:
             accepted = actions.submit_results(
                 request.user,
@@ -92,27 +87,111 @@ class SubmissionList(APIView):
                 n_actions=data["actions"],
                 fmt=data["format"],
                 content=data["file"].read(),
-                metadata=metadata,
+                metadata=_metadata(data),
             )
         except actions.ModelNotYours as error:
             return Response({"error": str(error)}, status=status.HTTP_403_FORBIDDEN)
         except actions.SubmissionError as error:
             return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        submission = accepted.submission
-        body = SubmissionSerializer(submission).data
-        if submission.status == Submission.Status.FAILED:
-            return Response(
-                {
-                    "error": "the file was refused: "
-                    + (submission.errors[0] if submission.errors else "see errors"),
-                    "errors": submission.errors,
-                    "submission": body,
-                },
-                status=status.HTTP_422_UNPROCESSABLE_ENTITY,
-            )
+        return _accepted_response(accepted)
+
+
+def _too_large(request) -> Response | None:
+    """A 413 for an upload declared over the limit, refused before it is read (a proxy
+    should cap it too)."""
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if declared.isdigit() and int(declared) > settings.SUBMISSION_MAX_BYTES + 1_000_000:
         return Response(
-            body, status=status.HTTP_201_CREATED if accepted.created else status.HTTP_200_OK
+            {
+                "error": f"the upload is {int(declared):,} bytes; the limit is "
+                f"{settings.SUBMISSION_MAX_BYTES:,} bytes (SUBMISSION_MAX_BYTES)"
+            },
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
+    return None
+
+
+def _metadata(data: dict) -> dict:
+    return {key: data[key] for key in actions.METADATA_FIELDS if data.get(key) not in (None, "")}
+
+
+def _accepted_response(accepted: actions.Accepted) -> Response:
+    """201 for a new submission, 200 for the same file sent again, 422 with every problem
+    by line for a refused one (nothing of it is on the board; the file is kept for audit)."""
+    submission = accepted.submission
+    body = SubmissionSerializer(submission).data
+    if submission.status == Submission.Status.FAILED:
+        return Response(
+            {
+                "error": "the file was refused: "
+                + (submission.errors[0] if submission.errors else "see errors"),
+                "errors": submission.errors,
+                "submission": body,
+            },
+            status=status.HTTP_422_UNPROCESSABLE_ENTITY,
+        )
+    return Response(
+        body, status=status.HTTP_201_CREATED if accepted.created else status.HTTP_200_OK
+    )
+
+
+class FamilySubmissionList(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        responses={200: SubmissionSerializer(many=True)},
+        description="Your own results files of the task families, newest first.",
+    )
+    def get(self, request):
+        submissions = (
+            Submission.objects.filter(submitter=request.user)
+            .exclude(family=KUMO_FAMILY)
+            .select_related("model", "domain")
+            .order_by("-created_at", "-pk")
+        )
+        return Response(SubmissionSerializer(submissions, many=True).data)
+
+    @extend_schema(
+        request={"multipart/form-data": FamilySubmissionCreateSerializer},
+        responses={
+            201: SubmissionSerializer,
+            200: SubmissionSerializer,
+            400: ErrorSerializer,
+            403: ErrorSerializer,
+            413: ErrorSerializer,
+            422: SubmissionRefusedSerializer,
+        },
+        description="Upload one results file of a task family: a model's replies to "
+        "stored family tasks (format family), or one of LR²Bench's own output files "
+        "(format lr2bench). The server finds each reply's task and scores it with the "
+        "family's own rules (no score in the file is read); the result is a self-reported "
+        "row of the family board, never verified nor ranked. Only tasks whose answers are "
+        "public can be answered. A file refused on validation answers 422 with every "
+        "problem, by line, and nothing of it counts. Poll /api/v1/submissions/{id}/.",
+    )
+    def post(self, request):
+        too_large = _too_large(request)
+        if too_large is not None:
+            return too_large
+        form = FamilySubmissionCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            accepted = actions.submit_family_results(
+                request.user,
+                model=data["model"],
+                family=data["family"],
+                fmt=data["format"],
+                kind=data["kind"],
+                level=data["level"],
+                content=data["file"].read(),
+                metadata=_metadata(data),
+            )
+        except actions.ModelNotYours as error:
+            return Response({"error": str(error)}, status=status.HTTP_403_FORBIDDEN)
+        except actions.SubmissionError as error:
+            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return _accepted_response(accepted)
 
 
 class SubmissionDetail(APIView):
@@ -332,3 +411,51 @@ class LeaderboardList(generics.ListAPIView):
         elif verified:
             raise ValidationError({"verified": "must be 1 or 0"})
         return rows.order_by("n_truths", "n_actions", "-verified", "-success_rate", "model__name")
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("family", str, description="one family's rows; omit for every family"),
+        OpenApiParameter("kind", str, description="one kind's rows"),
+        OpenApiParameter("level", str, description="one level's rows"),
+        OpenApiParameter(
+            "round", str, description="a closed round's own rows; omit for every task"
+        ),
+        OpenApiParameter(
+            "verified",
+            bool,
+            description="1: only verified rows (the runner, ranked attempts, the study); 0: "
+            "only unverified rows (self-reported uploads, practice); omit for both",
+        ),
+    ]
+)
+class FamilyLeaderboardList(generics.ListAPIView):
+    """The task families' board as JSON, read from the stored rows. Each row is labelled:
+    verified, self-reported (an uploaded results file, re-scored) or practice."""
+
+    serializer_class = FamilyBoardRowSerializer
+    permission_classes = [PublicButNotParticipant]
+    pagination_class = None
+
+    def get_queryset(self):
+        params = self.request.query_params
+        rows = FamilyBoardRow.objects.select_related("model__owner", "round")
+        round_name = params.get("round", "").strip()
+        if round_name:
+            if not Round.objects.filter(name=round_name, status=Round.Status.CLOSED).exists():
+                raise ValidationError({"round": f"no closed round is called {round_name!r}"})
+            rows = rows.filter(round__name=round_name)
+        else:
+            rows = rows.filter(round__isnull=True)
+        for field in ("family", "kind", "level"):
+            value = params.get(field)
+            if value is not None:
+                rows = rows.filter(**{field: value})
+        verified = params.get("verified", "").strip().lower()
+        if verified in ("1", "true", "yes"):
+            rows = rows.filter(verified=True)
+        elif verified in ("0", "false", "no"):
+            rows = rows.filter(verified=False)
+        elif verified:
+            raise ValidationError({"verified": "must be 1 or 0"})
+        return rows.order_by("family", "kind", "level", "-verified", "-success_rate", "player")

@@ -15,6 +15,7 @@ urlpatterns = [
         api.SubmissionRetry.as_view(),
         name="api-submission-retry",
     ),
+    path("family-submissions/", api.FamilySubmissionList.as_view(), name="api-family-submissions"),
     path("ranked-games/", api.RankedGameList.as_view(), name="api-ranked-games"),
     path(
         "ranked-family-attempts/",
@@ -22,4 +23,9 @@ urlpatterns = [
         name="api-ranked-family-attempts",
     ),
     path("leaderboard/", api.LeaderboardList.as_view(), name="api-leaderboard"),
+    path(
+        "family-leaderboard/",
+        api.FamilyLeaderboardList.as_view(),
+        name="api-family-leaderboard",
+    ),
 ]

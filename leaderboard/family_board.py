@@ -91,7 +91,7 @@ def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
 def stored_rows(round_name: str = "", *, verified: bool | None = True):
     """The board's stored rows (``leaderboard.family_recompute`` builds them): across
     rounds, or with ``round_name`` a closed round's own; the verified rows, or with
-    ``verified=False`` the unverified practice rows (None: both)."""
+    ``verified=False`` the unverified ones, practice and self-reported (None: all)."""
     rows = FamilyBoardRow.objects.all()
     if verified is not None:
         rows = rows.filter(verified=verified)
@@ -188,7 +188,9 @@ def board_page(round_name: str = "", family: str = "") -> dict:
     2. the families with rows (verified or practice): one is shown at a time, ``family``
        or the first by name, since every kind, level and player of all of them is
        thousands of rows;
-    3. that family's verified rows with their tables and figures, and its practice rows.
+    3. that family's verified rows with their tables and figures, and its unverified
+       rows in one query: the practice row and the models' self-reported rows (uploaded
+       results files), each shown apart and never ranked.
     """
     from engine.core.families.games.common import DIMENSIONS
     from leaderboard.games_board import dimension_rows, games_served
@@ -218,11 +220,18 @@ def board_page(round_name: str = "", family: str = "") -> dict:
         raise NoSuchChoice(f"no results of a family called {family!r}")
     family = family or (families[0] if families else "")
     rows = family_rows(round_name, family=family) if family else []
+    unverified = family_rows(round_name, verified=False, family=family) if family else []
+    reported = [r for r in unverified if r.player_kind == FamilyBoardRow.PlayerKind.SELF_REPORTED]
     return {
         "rows": rows,
-        "practice_rows": family_rows(round_name, verified=False, family=family) if family else [],
+        "practice_rows": [
+            r for r in unverified if r.player_kind == FamilyBoardRow.PlayerKind.PRACTICE
+        ],
+        "reported_rows": reported,
         "board_body": board_body(rows),
         "subtask_body": subtask_body(rows),
+        "reported_body": board_body(reported),
+        "reported_subtask_body": subtask_body(reported),
         "dimension_rows": dimension_rows(rows=rows),
         "dimensions": DIMENSIONS,
         "games_served": games_served(),

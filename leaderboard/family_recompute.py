@@ -18,6 +18,9 @@ Who counts (docs/verified-evaluation.md), decided here once for every page and A
 3. Everything else people played (visitors' guest accounts, ordinary accounts, study
    participants outside the analysis sample) is one unverified practice row per group,
    shown apart and never in a figure, the dimension table or the profile.
+4. A model's uploaded replies (``FamilyReply``: results files, re-scored by the server,
+   the newest file per model and group) are one unverified **self-reported** row per
+   model and group, across rounds only, shown apart like the practice rows.
 
 Each group gets its rows across rounds (``round`` null) and, for every closed round with
 counted attempts in it, the round's own rows.
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from django.db import transaction
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, Subquery
+from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q, Subquery
 from django.db.models.fields.json import KT
 from django.utils import timezone
 
@@ -47,6 +50,7 @@ from leaderboard.family_board import (
 )
 from leaderboard.models import (
     FamilyBoardRow,
+    FamilyReply,
     FamilyStaleGroup,
     ModelEntry,
     Round,
@@ -205,6 +209,31 @@ def _attempts(groups: list[Group] | None):
         )
 
 
+def _replies(groups: list[Group] | None):
+    """The counted uploaded replies of ``groups`` (or all), as rows in ``COLUMNS``' order
+    (no ranked link, not in the study's sample), one query per 200 groups."""
+    pin = RoundFamilyTask.objects.filter(task_id=OuterRef("task_id")).values("round_id")[:1]
+    base = FamilyReply.objects.filter(active=True).annotate(
+        parse_failed=ExpressionWrapper(~Q(parse_error=""), BooleanField()),
+        total_tokens=F("prompt_tokens") + F("completion_tokens"),
+        pin_round=Subquery(pin),
+        d_cr=KT("details__cr"),
+        d_s_acc=KT("details__s_acc"),
+        d_em=KT("details__em"),
+        d_pm05=KT("details__pm05"),
+        d_points=KT("details__points"),
+    )
+    columns = (
+        "family", "kind", "level", "model__name", "correct", "value", "parse_failed",
+        "total_tokens", "model_id", "pin_round", "d_cr", "d_s_acc", "d_em", "d_pm05", "d_points",
+    )  # fmt: skip
+    conditions = [Q()] if groups is None else _group_conditions(groups, prefix="")
+    for condition in conditions:
+        for row in base.filter(condition).order_by("pk").values_list(*columns).iterator(5000):
+            name, model_id, pin_round = row[3], row[8], row[9]
+            yield (*row[:8], None, model_id, name, pin_round, False, *row[10:])
+
+
 def _number(value) -> float:
     """A figure read from an attempt's JSON details (text on PostgreSQL); missing is 0."""
     if value is None:
@@ -222,7 +251,8 @@ def family_board_rows(groups: list[Group] | None) -> list[FamilyBoardRow]:
 
     1. Read the rounds' states (one query) and the model entries' ids (one query).
     2. Stream the attempts; leave out a live round's (see the module's rules), and tally
-       each counted attempt under its player, across rounds and in its closed round.
+       each counted attempt under its player, across rounds and in its closed round; then
+       the uploaded replies, each under its model's self-reported row across rounds.
     3. Turn each tally into a row: Wilson interval on the success rate, means, LR²Bench's
        figures for the subtask families, the mean game score for the games.
     """
@@ -253,6 +283,13 @@ def family_board_rows(groups: list[Group] | None) -> list[FamilyBoardRow]:
                 player = (PRACTICE, Kind.PRACTICE, None, False)
         for where in (None, round_id) if round_id is not None else (None,):
             _tally(tallies[(family, kind, level, where, *player)], family, kind, row)
+    for row in _replies(groups):
+        family, kind, level = row[:3]
+        pin_round = row[11]
+        if pin_round is not None and rounds[pin_round] != (True, True):
+            continue  # never answerable before publication (family_uploads); kept so anyway
+        player = (row[10], Kind.SELF_REPORTED, row[9], False)
+        _tally(tallies[(family, kind, level, None, *player)], family, kind, row)
     ids = dict(ModelEntry.objects.filter(name__in=model_names).values_list("name", "pk"))
     now = timezone.now()
     return [

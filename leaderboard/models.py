@@ -161,10 +161,25 @@ class ModelNameAllowance(models.Model):
         return f"{self.user}: {self.names} model names"
 
 
+# The family of a KUMO games' submission (the other families' files name theirs).
+KUMO_FAMILY = "kumo"
+
+
 class Submission(models.Model):
+    """An uploaded results file (or the runner's own, for KUMO's games), scored by a job
+    with a lease (``leaderboard.actions.process_submission``).
+
+    A file of KUMO's games covers one domain and setting and its games become
+    ``Trajectory`` rows; a file of another task family (``family`` not ``kumo``) holds
+    model replies to stored family tasks, re-scored by the family into ``FamilyReply``
+    rows (``leaderboard.family_uploads``), and has no domain or setting.
+    """
+
     class Format(models.TextChoices):
         NATIVE = "native", "native JSONL"
         KUMO = "kumo", "original KUMO results JSONL"
+        FAMILY = "family", "family replies JSONL"
+        LR2BENCH = "lr2bench", "LR²Bench output file"
 
     class Status(models.TextChoices):
         PENDING = "pending", "waiting to be processed"
@@ -177,9 +192,17 @@ class Submission(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="submissions"
     )
     model = models.ForeignKey(ModelEntry, on_delete=models.PROTECT, related_name="submissions")
-    domain = models.ForeignKey(Domain, on_delete=models.PROTECT, related_name="submissions")
-    n_truths = models.PositiveSmallIntegerField()
-    n_actions = models.PositiveSmallIntegerField()
+    family = models.SlugField(max_length=50, default=KUMO_FAMILY)
+    # KUMO's games only (null for the other families' files).
+    domain = models.ForeignKey(
+        Domain, on_delete=models.PROTECT, related_name="submissions", null=True, blank=True
+    )
+    n_truths = models.PositiveSmallIntegerField(null=True, blank=True)
+    n_actions = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A family file whose lines do not name their kind and level (LR²Bench's
+    # response.jsonl, written one file per type and level) takes them from the upload.
+    kind = models.SlugField(max_length=50, blank=True)
+    level = models.CharField(max_length=20, blank=True)
     format = models.CharField(max_length=10, choices=Format.choices)
     file = models.FileField(upload_to="submissions/%Y/%m/")
     sha256 = models.CharField(max_length=64)
@@ -215,13 +238,50 @@ class Submission(models.Model):
             models.UniqueConstraint(
                 fields=["model", "domain", "n_truths", "n_actions", "format", "sha256", "verified"],
                 name="unique_submission_content",
-            )
+            ),
+            models.UniqueConstraint(
+                fields=["model", "family", "kind", "level", "format", "sha256", "verified"],
+                condition=models.Q(domain__isnull=True),
+                name="unique_family_submission_content",
+            ),
+            # A KUMO file has its domain and setting; any other family's has none.
+            models.CheckConstraint(
+                condition=(
+                    models.Q(
+                        family=KUMO_FAMILY,
+                        domain__isnull=False,
+                        n_truths__isnull=False,
+                        n_actions__isnull=False,
+                    )
+                    | (
+                        ~models.Q(family=KUMO_FAMILY)
+                        & models.Q(domain__isnull=True, n_truths__isnull=True)
+                        & models.Q(n_actions__isnull=True)
+                    )
+                ),
+                name="submission_domain_only_for_kumo",
+                violation_error_message="Only a file of KUMO's games has a domain and setting.",
+            ),
         ]
 
     def __str__(self) -> str:
+        if not self.is_kumo:
+            return f"{self.model} on {self.family} ({self.status})"
         return (
             f"{self.model} on {self.domain.name} {self.n_truths}/{self.n_actions} ({self.status})"
         )
+
+    @property
+    def is_kumo(self) -> bool:
+        return self.family == KUMO_FAMILY
+
+    @property
+    def scope(self) -> str:
+        """What the file covers, for pages and the admin: a domain and setting, or a
+        family (with the kind and level the upload named, if any)."""
+        if self.is_kumo:
+            return f"{self.domain.name} {self.n_truths}/{self.n_actions}"
+        return "/".join(part for part in (self.family, self.kind, self.level) if part)
 
 
 class Trajectory(models.Model):
@@ -269,6 +329,47 @@ class Trajectory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.model} seed={self.instance.seed} run={self.run}"
+
+
+class FamilyReply(models.Model):
+    """One model reply of an uploaded results file to a stored family task, re-scored by
+    the server with the family's own ``parse_reply`` and ``score`` (never the file's
+    verdict). Always self-reported: uploads never make verified rows."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="family_replies"
+    )
+    # Denormalised so that the board's recompute reads no join through submissions.
+    model = models.ForeignKey(ModelEntry, on_delete=models.CASCADE, related_name="family_replies")
+    task = models.ForeignKey("engine.FamilyTask", on_delete=models.PROTECT, related_name="+")
+    family = models.SlugField(max_length=50)
+    kind = models.SlugField(max_length=50)
+    level = models.CharField(max_length=20, blank=True)
+    run = models.PositiveIntegerField(default=0)
+    line = models.PositiveIntegerField(default=0, help_text="line (or record) of the file")
+    # The reply as sent; for a file of extracted answers (LR²Bench's submission.json),
+    # the answer itself.
+    reply = models.TextField(blank=True)
+    # What the family read from the reply; empty with ``parse_error`` set when nothing.
+    answer = models.TextField(blank=True)
+    parse_error = models.CharField(max_length=500, blank=True)
+    correct = models.BooleanField()
+    value = models.FloatField()
+    details = models.JSONField(default=dict, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    # False once a newer file of the same model replaced this (family, kind, level).
+    active = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["submission", "line", "run"]
+        indexes = [
+            models.Index(fields=["family", "kind", "level", "active"]),
+            models.Index(fields=["model", "family", "kind", "level", "active"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} on {self.family}/{self.kind} task {self.task_id} run {self.run}"
 
 
 class ExternalBenchmark(models.Model):
@@ -711,7 +812,8 @@ class FamilyBoardRow(models.Model):
     counts: ``round`` null, every counted attempt; ``round`` set, only a closed round's
     (its ranked attempts, and its pinned tasks once published). Verified rows come from the
     runner, ranked attempts and the study's analysis sample ("People"); visitors' and
-    accounts' own play is one unverified practice row per group.
+    accounts' own play is one unverified practice row per group, and a model's uploaded
+    replies (``FamilyReply``) one unverified self-reported row (across rounds only).
     """
 
     class PlayerKind(models.TextChoices):
@@ -719,6 +821,7 @@ class FamilyBoardRow(models.Model):
         BASELINE = "baseline", "built-in baseline"
         PEOPLE = "people", "study participants (analysis sample)"
         PRACTICE = "practice", "visitors' and accounts' practice (unverified)"
+        SELF_REPORTED = "reported", "self-reported (uploaded results file, re-scored)"
 
     family = models.SlugField(max_length=50)
     kind = models.SlugField(max_length=50)

@@ -8,7 +8,9 @@ from leaderboard.models import (
     MODEL_NAME_MAX,
     MODEL_NAME_PATTERN,
     MODEL_NAME_RULE,
+    PLATFORM_OWNER,
     BoardRow,
+    FamilyBoardRow,
     RankedGame,
     Submission,
 )
@@ -29,42 +31,93 @@ class ModelNameField(serializers.CharField):
         )
 
 
-class SubmissionCreateSerializer(serializers.Serializer):
+class ResultsFileFields(serializers.Serializer):
+    """What every results-file upload takes: the model's name, the file (within
+    ``SUBMISSION_MAX_BYTES``) and the model's optional metadata."""
+
     model = ModelNameField()
-    domain = serializers.CharField(max_length=100)
-    truths = serializers.IntegerField(min_value=1, max_value=1000)
-    actions = serializers.IntegerField(min_value=1, max_value=1000)
-    format = serializers.ChoiceField(choices=Submission.Format.choices)
     file = serializers.FileField()
     provider = serializers.CharField(max_length=200, required=False, allow_blank=True)
     parameter_count = serializers.IntegerField(min_value=1, max_value=2**63 - 1, required=False)
     reasoning = serializers.BooleanField(required=False, allow_null=True, default=None)
     release_date = serializers.DateField(required=False)
 
+    split_hint = "split it"
+
     def validate_file(self, value):
         limit = settings.SUBMISSION_MAX_BYTES
         if value.size > limit:
             raise serializers.ValidationError(
                 f"the file is {value.size:,} bytes; the limit is {limit:,} bytes "
-                "(SUBMISSION_MAX_BYTES): split it by domain and setting"
+                f"(SUBMISSION_MAX_BYTES): {self.split_hint}"
             )
         return value
 
 
+class SubmissionCreateSerializer(ResultsFileFields):
+    domain = serializers.CharField(max_length=100)
+    truths = serializers.IntegerField(min_value=1, max_value=1000)
+    actions = serializers.IntegerField(min_value=1, max_value=1000)
+    format = serializers.ChoiceField(
+        choices=[(f.value, f.label) for f in (Submission.Format.NATIVE, Submission.Format.KUMO)]
+    )
+
+    split_hint = "split it by domain and setting"
+
+
+class FamilySubmissionCreateSerializer(ResultsFileFields):
+    family = serializers.SlugField(max_length=50, help_text="a family of /api/v1/families/")
+    format = serializers.ChoiceField(
+        choices=[
+            (f.value, f.label) for f in (Submission.Format.FAMILY, Submission.Format.LR2BENCH)
+        ],
+        default=Submission.Format.FAMILY,
+        help_text="family: our JSONL of replies; lr2bench: one of LR²Bench's own files "
+        "(response.jsonl, answer.json or submission.json), as its scripts write them",
+    )
+    kind = serializers.SlugField(
+        max_length=50,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="the kind of every line that names none (LR²Bench: the puzzle type of a "
+        "response.jsonl or answer.json)",
+    )
+    level = serializers.RegexField(
+        r"^[A-Za-z0-9_.-]*$",
+        max_length=20,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="the level of every line that names none (LR²Bench: the level of a "
+        "response.jsonl, e.g. 9_9_hard)",
+    )
+
+    split_hint = "split it by kind and level"
+
+
 class SubmissionSerializer(serializers.ModelSerializer):
     model = serializers.CharField(source="model.name")
-    domain = serializers.CharField(source="domain.name")
-    truths = serializers.IntegerField(source="n_truths")
-    actions = serializers.IntegerField(source="n_actions")
+    family = serializers.CharField(help_text='"kumo" for KUMO\'s games, else a task family')
+    domain = serializers.CharField(
+        source="domain.name", allow_null=True, help_text="KUMO's games only"
+    )
+    truths = serializers.IntegerField(source="n_truths", allow_null=True)
+    actions = serializers.IntegerField(source="n_actions", allow_null=True)
+    kind = serializers.CharField(help_text="a family file's kind, if the upload named one")
+    level = serializers.CharField(help_text="a family file's level, if the upload named one")
 
     class Meta:
         model = Submission
         fields = [
             "id",
             "model",
+            "family",
             "domain",
             "truths",
             "actions",
+            "kind",
+            "level",
             "format",
             "verified",
             "status",
@@ -214,3 +267,69 @@ class BoardRowSerializer(serializers.ModelSerializer):
 
     def get_relative_action_count_ci(self, obj: BoardRow) -> list[float]:
         return [obj.relative_ci_low, obj.relative_ci_high]
+
+
+class FamilyBoardRowSerializer(serializers.ModelSerializer):
+    """One row of the task families' board (``FamilyBoardRow``)."""
+
+    round = serializers.SerializerMethodField()
+    owner = serializers.SerializerMethodField(
+        help_text='the account owning the model\'s name; "platform" for baselines and '
+        "People; empty for the practice row"
+    )
+    self_reported = serializers.SerializerMethodField(
+        help_text="true: re-scored from a results file the model's owner uploaded (never "
+        "verified, never ranked)"
+    )
+    label = serializers.SerializerMethodField(
+        help_text='"verified", "self-reported" or "practice (unverified)"'
+    )
+    success_rate_ci = serializers.SerializerMethodField()
+
+    class Meta:
+        model = FamilyBoardRow
+        fields = [
+            "family",
+            "kind",
+            "level",
+            "round",
+            "player",
+            "player_kind",
+            "owner",
+            "verified",
+            "self_reported",
+            "label",
+            "attempts",
+            "correct",
+            "success_rate",
+            "success_rate_ci",
+            "mean_value",
+            "parse_error_rate",
+            "mean_tokens",
+            "cr",
+            "s_acc",
+            "em",
+            "pm05",
+            "computed_at",
+        ]
+
+    def get_round(self, obj: FamilyBoardRow) -> str | None:
+        return obj.round.name if obj.round_id else None
+
+    def get_owner(self, obj: FamilyBoardRow) -> str:
+        if obj.model_id is not None:
+            return obj.model.owner_label
+        return PLATFORM_OWNER if obj.verified else ""
+
+    def get_self_reported(self, obj: FamilyBoardRow) -> bool:
+        return obj.player_kind == FamilyBoardRow.PlayerKind.SELF_REPORTED
+
+    def get_label(self, obj: FamilyBoardRow) -> str:
+        if obj.verified:
+            return "verified"
+        if self.get_self_reported(obj):
+            return "self-reported"
+        return "practice (unverified)"
+
+    def get_success_rate_ci(self, obj: FamilyBoardRow) -> list[float]:
+        return [obj.ci_low, obj.ci_high]
