@@ -309,3 +309,15 @@ def test_deploy_checks_warn_when_mail_would_only_be_printed(settings):
     assert [warning.id for warning in mail_is_sent(None)] == ["kumo.W001"]
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     assert mail_is_sent(None) == []
+
+
+def test_the_practice_purge_keeps_a_guest_who_played_family_tasks(play_family):
+    from engine.practice import do_make_guest, purge_practice
+
+    do_generate_family_tasks("simple", "math", count=1, seed=5, level="easy")
+    play_family(Client(), "simple", "math", REMOTE_ADDR=ADDRESS)
+    idle = do_make_guest(ADDRESS)
+    with time_machine.travel(timezone.now() + timedelta(days=31)):
+        assert purge_practice()["guests"] == 1
+    assert not User.objects.filter(pk=idle.pk).exists()
+    assert FamilyAttempt.objects.get().player.visitor is not None
