@@ -8,7 +8,7 @@ from django.utils.html import format_html
 
 from benchmark import actions
 from benchmark.actions import RunError, RunSpec
-from benchmark.models import EvaluationGame, EvaluationRun
+from benchmark.models import Account, EvaluationGame, EvaluationRun
 
 SPEC_FIELDS = (
     "model",
@@ -172,3 +172,19 @@ class EvaluationGameAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(Account)
+class AccountAdmin(admin.ModelAdmin):
+    """Accounts' organisations and e-mail confirmation (benchmark.accounts)."""
+
+    list_display = ("user", "email", "organisation", "signed_up_at", "email_confirmed_at")
+    list_filter = ("email_confirmed_at", "signed_up_at")
+    search_fields = ("user__username", "user__email", "organisation")
+    raw_id_fields = ("user",)
+    readonly_fields = ("signed_up_at", "signed_up_from")
+    list_select_related = ("user",)
+
+    @admin.display(ordering="user__email", description="e-mail")
+    def email(self, obj: Account) -> str:
+        return obj.user.email

@@ -156,3 +156,37 @@ class EvaluationGame(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.run_index} of {self.instance} in run {self.run_id}"
+
+
+class Account(models.Model):
+    """What the platform keeps about a person's account beyond Django's ``User``: the
+    organisation it answers for (shown with its username as the owner of its model names)
+    and, for an account made by self-service sign-up, whether its e-mail address is
+    confirmed (``benchmark.accounts``).
+
+    Accounts made by an operator (``create_api_token``, the admin) have no row, or one with
+    ``signed_up_at`` empty: the operator vouches for them, so they need no confirmation.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account"
+    )
+    organisation = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The lab, company or group the account answers for; shown beside its "
+        "username as the owner of its model names.",
+    )
+    # Set when the account was made by the sign-up page; empty for operator-made accounts.
+    signed_up_at = models.DateTimeField(null=True, blank=True)
+    # A keyed hash of the sign-up's client address: enough to count sign-ups, not to find
+    # anyone (as the study's joins, humanstudy.path.address_key).
+    signed_up_from = models.CharField(max_length=64, blank=True, db_index=True)
+    email_confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"account {self.user}"
+
+    @property
+    def confirmed(self) -> bool:
+        return self.signed_up_at is None or self.email_confirmed_at is not None

@@ -301,8 +301,33 @@ STUDY_JOINS_PER_HOUR_PER_IP = env_int("STUDY_JOINS_PER_HOUR_PER_IP", 10)
 # "ADMINS=ops@example.org,lead@example.org"; without it mail_admins sends nothing.
 ADMINS = [(address, address) for address in env_list("ADMINS", [])]
 SERVER_EMAIL = env_str("SERVER_EMAIL", "kumo@localhost")
-EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+# Mail to people (sign-up confirmations, password resets): From this address.
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", SERVER_EMAIL)
+# Mail goes out over SMTP once EMAIL_HOST is set; without it the embedded default prints
+# every message to the web process's console (its log), so a local site needs no mail
+# server and a confirmation link can be copied from there. ``check --deploy`` warns when
+# DEBUG is off and no EMAIL_HOST is set (benchmark.checks).
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_HOST = EMAIL_HOST or "localhost"
 EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
+# The site's address, for links written outside a request (create_api_token's set-password
+# link); pages and mails sent from a request use the request's own address.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Self-service sign-up (benchmark.accounts): accounts one client address may create an
+# hour (0: sign-up closed), and how long a confirmation or password link stays valid.
+SIGNUPS_PER_HOUR_PER_IP = env_int("SIGNUPS_PER_HOUR_PER_IP", 5)
+PASSWORD_RESET_TIMEOUT = env_int("ACCOUNT_LINK_HOURS", 72) * 3600
 
 # Login rate limiting (django-axes): after AXES_FAILURE_LIMIT failed logins for one
 # username from one address, further attempts are refused until the cool-off passes.

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from benchmark import account, health
+from benchmark.forms import PasswordResetForm
 from engine import family_views
 from engine import views as engine_views
 
@@ -30,8 +32,26 @@ urlpatterns = [
     path("health/", health.health, name="health"),
     path("account/", account.account, name="account"),
     path("account/token/", account.token, name="account-token"),
-    # Before the auth URLs: a participant who signs in lands on their study page.
+    path("account/organisation/", account.organisation, name="account-organisation"),
+    path("account/confirmation/", account.resend_confirmation, name="account-confirmation"),
+    path("accounts/signup/", account.signup, name="signup"),
+    path(
+        "accounts/confirm/<uidb64>/<token>/",
+        account.confirm_email,
+        name="confirm-email",
+    ),
+    # Before the auth URLs: a participant who signs in lands on their study page, and the
+    # reset form serves accounts that never had a password too (benchmark.forms).
     path("accounts/login/", account.SignInView.as_view(), name="login"),
+    path(
+        "accounts/password_reset/",
+        auth_views.PasswordResetView.as_view(
+            form_class=PasswordResetForm,
+            email_template_name="registration/password_reset_email.txt",
+            subject_template_name="registration/password_reset_subject.txt",
+        ),
+        name="password_reset",
+    ),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/", include("engine.api_urls")),
     path("api/v1/", include("leaderboard.api_urls")),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from axes.helpers import get_client_ip_address
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
@@ -12,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from engine import families, family_practice
+from engine import families, family_practice, practice
 from engine.core.families.base import FamilyError, get_family
 from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
 from engine.practice import PracticeError
@@ -27,18 +28,24 @@ def _not_a_participant(user) -> None:
         raise PermissionDenied("study participants play their own task set only")
 
 
-@login_required
 @require_POST
 def play(request):
     """Start an attempt at a stored task of the chosen kind and level the player has not
     tried yet, or ask for a fresh one and wait for it on the request's page
-    (``engine.family_practice``). Past the hourly limit: the list again, saying why (429)."""
+    (``engine.family_practice``). Past the hourly limit: the list again, saying why (429).
+
+    Anyone may, as on KUMO's Play entry: an anonymous visitor is signed in as a guest
+    account (``engine.practice.do_make_guest``), the same kind KUMO practice makes, once
+    their choice is valid."""
     _not_a_participant(request.user)
     try:
         wanted = family_practice.check_family_practice(
             *(request.POST.get(k, "") for k in ("family", "kind", "level")),
             ip_address=get_client_ip_address(request),
         )
+        if not request.user.is_authenticated:
+            guest = practice.do_make_guest(wanted.ip_address)
+            login(request, guest, backend="django.contrib.auth.backends.ModelBackend")
         outcome = family_practice.do_request_family_practice(request.user, wanted)
     except family_practice.FamilyPracticeError as error:
         messages.error(request, str(error))

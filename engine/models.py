@@ -233,12 +233,16 @@ class PlaySession(models.Model):
 
 class Visitor(models.Model):
     """Marks a guest account: the ``User`` made for an anonymous visitor's first practice
-    game (``engine.practice``). It has an unusable password, so nobody can log in as it;
-    the visitor holds it through their browser session only. To the HTTP API it is
-    anonymous (``benchmark.authentication``), and it has no account page."""
+    game or family task (``engine.practice.do_make_guest``). It has an unusable password,
+    so nobody can log in as it; the visitor holds it through their browser session only.
+    To the HTTP API it is anonymous (``benchmark.authentication``), and it has no account
+    page. Signing up turns it into a real account (the row is deleted, the play kept)."""
 
     user = models.OneToOneField("auth.User", on_delete=models.CASCADE, related_name="visitor")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The client's address as django-axes sees it: the guests one address may make in an
+    # hour are bounded like its practice games.
+    ip_address = models.GenericIPAddressField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"visitor {self.user}"

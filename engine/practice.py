@@ -192,13 +192,14 @@ def _fresh_instance(request: PracticeRequest) -> Instance:
         raise GenerationFailed("no practice task could be stored; try again") from None
 
 
-def lock_address(ip_address: str | None) -> None:
-    """Serialise game starts from one address until the transaction ends, so that parallel
-    requests cannot all pass the count. SQLite already runs one write transaction at a time
-    (IMMEDIATE mode); PostgreSQL takes a transaction-level advisory lock on the address."""
+def lock_address(ip_address: str | None, scope: str = "practice") -> None:
+    """Serialise game starts (or, by ``scope``, other counted writes such as sign-ups)
+    from one address until the transaction ends, so that parallel requests cannot all pass
+    the count. SQLite already runs one write transaction at a time (IMMEDIATE mode);
+    PostgreSQL takes a transaction-level advisory lock on the address."""
     if ip_address and connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"practice:{ip_address}"])
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{scope}:{ip_address}"])
 
 
 def do_start_practice_game(user, request: PracticeRequest) -> PlaySession:
@@ -221,7 +222,7 @@ def do_start_practice_game(user, request: PracticeRequest) -> PlaySession:
                 player = user
             else:
                 check_hourly_limit(None, request.ip_address)
-                player = _make_guest()
+                player = _make_guest(request.ip_address)
             session = PlaySession.objects.create(
                 player=player, instance=instance, book=instance.current_book()
             )
@@ -234,11 +235,31 @@ def do_start_practice_game(user, request: PracticeRequest) -> PlaySession:
         raise
 
 
-def _make_guest() -> User:
+def do_make_guest(ip_address: str | None) -> User:
+    """A guest account for an anonymous visitor of the family pages (the caller logs it
+    in), as a KUMO practice game makes one: the same kind of account, so a visitor plays
+    every family as they play KUMO. Refused (:class:`TooManyGames`) once the visitors of
+    the address have made ``VISITOR_GAMES_PER_HOUR_PER_IP`` guests in the last hour: a
+    client that drops its cookies would otherwise make an account per click."""
+    with transaction.atomic():
+        lock_address(ip_address)
+        return _make_guest(ip_address)
+
+
+def _make_guest(ip_address: str | None) -> User:
+    if ip_address:
+        limit = games_per_hour_per_ip()
+        since = timezone.now() - WINDOW
+        made = Visitor.objects.filter(ip_address=ip_address, created_at__gte=since)
+        if made.count() >= limit:
+            raise TooManyGames(
+                f"Visitors from your address have started {limit} guest sessions in the last "
+                "hour, the most allowed; log in or sign up to play on, or try again later."
+            )
     guest = User(username=f"visitor-{secrets.token_hex(8)}")
     guest.set_unusable_password()
     guest.save()
-    Visitor.objects.create(user=guest)
+    Visitor.objects.create(user=guest, ip_address=ip_address)
     return guest
 
 
@@ -269,7 +290,14 @@ def purge_practice(older_than: timedelta | None = None) -> dict[str, int]:
             pk__in=instance_ids, source=Instance.Source.PRACTICE, sessions__isnull=True
         )
         instances_deleted = instances.delete()[1].get("engine.Instance", 0)
-        guests = User.objects.filter(visitor__created_at__lt=cutoff, play_sessions__isnull=True)
+        # A guest who played family tasks keeps them, as any account does (they are not
+        # practice games: the family board's practice row counts them).
+        guests = User.objects.filter(
+            visitor__created_at__lt=cutoff,
+            play_sessions__isnull=True,
+            family_attempts__isnull=True,
+            family_practice_requests__isnull=True,
+        )
         guests_deleted = guests.delete()[1].get("auth.User", 0)
     return {
         "sessions": sessions_deleted,

@@ -149,7 +149,7 @@ class ModelEntryAdmin(RefreshCorrelationsOnSave, admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .select_related("owner")
+            .select_related("owner__account")
             .annotate(n_scores=Count("external_scores"))
         )
 

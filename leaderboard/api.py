@@ -391,7 +391,7 @@ class LeaderboardList(generics.ListAPIView):
         except BadFilter as error:
             raise ValidationError({"round": str(error)}) from None
         rows = BoardRow.objects.filter(round=chosen).select_related(
-            "model__owner", "domain", "round"
+            "model__owner__account", "domain", "round"
         )
         truths, actions_ = (
             int_query_param(self.request, "truths"),

@@ -31,7 +31,7 @@ from leaderboard.models import PLATFORM_OWNER, FamilyBoardRow, Round
 # everyone else's own play, and the runner's built-in players are names of the platform
 # (kept in leaderboard.names, re-exported for the board's modules).
 from leaderboard.names import FAMILY_BASELINES as BUILT_IN_PLAYERS  # noqa: F401
-from leaderboard.names import PEOPLE, PRACTICE  # noqa: F401
+from leaderboard.names import PEOPLE, PRACTICE, owner_label  # noqa: F401
 
 LEVEL_ORDER = {"easy": 0, "medium": 1, "hard": 2, "": 3}
 
@@ -151,6 +151,12 @@ ROW_FIELDS = [name for name in FamilyRow.__dataclass_fields__]
 _COLUMNS = [("model__owner__username" if name == "owner" else name) for name in ROW_FIELDS]
 
 
+def _owner(username: str | None, organisation: str | None, *, verified: bool) -> str:
+    if username:
+        return owner_label(username, organisation)
+    return PLATFORM_OWNER if verified else ""
+
+
 def family_rows(
     round_name: str = "", *, verified: bool = True, family: str | None = None
 ) -> list[FamilyRow]:
@@ -159,9 +165,11 @@ def family_rows(
     rows = stored_rows(round_name, verified=verified)
     if family is not None:
         rows = rows.filter(family=family)
+    # The owner's organisation rides in the same query (leaderboard.names.owner_label).
+    columns = (*_COLUMNS, "model__owner__account__organisation")
     found = [
-        FamilyRow(*values[:-1], owner=values[-1] or (PLATFORM_OWNER if values[7] else ""))
-        for values in rows.order_by().values_list(*_COLUMNS)
+        FamilyRow(*values[:-2], owner=_owner(*values[-2:], verified=values[7]))
+        for values in rows.order_by().values_list(*columns)
     ]
     found.sort(
         key=lambda r: (

@@ -132,9 +132,15 @@ class ModelEntry(models.Model):
     @property
     def owner_label(self) -> str:
         """Who answers for this entry, as the board shows it: the owning account's
-        username, or "platform" for the built-in baselines and the human study (and any
-        entry no account owns, which only staff can write to)."""
-        return self.owner.username if self.owner_id else PLATFORM_OWNER
+        username with its organisation (``leaderboard.names.owner_label``), or "platform"
+        for the built-in baselines and the human study (and any entry no account owns,
+        which only staff can write to). Lists select ``owner__account`` with the entry."""
+        from leaderboard.names import owner_label
+
+        if not self.owner_id:
+            return PLATFORM_OWNER
+        account = getattr(self.owner, "account", None)
+        return owner_label(self.owner.username, account.organisation if account else "")
 
 
 # The owner shown for entries no account owns: baselines, the human study.

@@ -18,7 +18,9 @@ here: uploads (``leaderboard.actions.submit_results``), KUMO's ranked games
 3. **A platform write lands only in a platform entry.** A baseline or human write whose
    name is held by an entry of another kind or with an owner is refused
    (:class:`NameConflict`): results never land in someone else's entry.
-4. **A cap per account.** An account may own ``settings.MODEL_NAMES_PER_ACCOUNT`` names
+4. **Confirmed accounts only.** An account made by self-service sign-up claims a new name
+   only once its e-mail address is confirmed (:class:`NotConfirmed`; ``benchmark.accounts``).
+5. **A cap per account.** An account may own ``settings.MODEL_NAMES_PER_ACCOUNT`` names
    (default 10), or what staff allowed it (``ModelNameAllowance``); staff have no cap
    (:class:`NameCapReached`).
 """
@@ -67,6 +69,12 @@ class NameCapReached(ModelNameError):
     status = 403
 
 
+class NotConfirmed(ModelNameError):
+    """A signed-up account whose e-mail address is not confirmed yet (benchmark.accounts)."""
+
+    status = 403
+
+
 class NameConflict(ModelNameError):
     """A platform write whose name is held by an entry of another owner or kind."""
 
@@ -90,16 +98,26 @@ def reserved_names() -> dict[str, str]:
     return {model_name_key(name): kind for name, kind in platform_names().items()}
 
 
+def owner_label(username: str | None, organisation: str | None = "") -> str:
+    """How the board names an entry's owner: the account's username with its organisation
+    (``benchmark.models.Account``) in brackets when it gave one, e.g. "ada (Analytical
+    Engines Ltd)"; "platform" for an entry no account owns."""
+    if not username:
+        return PLATFORM_OWNER
+    return f"{username} ({organisation})" if organisation else username
+
+
 def owner_labels(player_names) -> dict[str, str]:
     """The owner each board player's name shows (one query): the owning account's
-    username, "platform" for the platform's entries and the family board's People row;
-    a name with no entry (attempts stored before names were claimed) is missing."""
+    username and organisation (``owner_label``), "platform" for the platform's entries and
+    the family board's People row; a name with no entry (attempts stored before names
+    were claimed) is missing."""
     wanted = set(player_names)
     labels = {PEOPLE: PLATFORM_OWNER} if PEOPLE in wanted else {}
-    for name, username in ModelEntry.objects.filter(name__in=wanted - {PEOPLE}).values_list(
-        "name", "owner__username"
-    ):
-        labels[name] = username or PLATFORM_OWNER
+    for name, username, organisation in ModelEntry.objects.filter(
+        name__in=wanted - {PEOPLE}
+    ).values_list("name", "owner__username", "owner__account__organisation"):
+        labels[name] = owner_label(username, organisation)
     return labels
 
 
@@ -155,6 +173,7 @@ def check_claim(
             )
         if entry is None:
             if user is not None:
+                _check_confirmed(user)
                 _check_cap(user)
             return name, None
         if entry.kind != ModelEntry.Kind.MODEL:
@@ -183,6 +202,19 @@ def check_claim(
             "delete that entry in the admin first"
         )
     return name, entry
+
+
+def _check_confirmed(user: User) -> None:
+    """A model name puts the account's name on the public board: a signed-up account must
+    have confirmed its e-mail address first (operator-made accounts need not)."""
+    from benchmark.accounts import is_confirmed
+
+    if not is_confirmed(user):
+        raise NotConfirmed(
+            f"the account {user.username!r} has not confirmed its e-mail address yet; follow "
+            "the link mailed at sign-up (or send it again from /account/) before claiming "
+            "a model name"
+        )
 
 
 def _check_cap(user: User) -> None:

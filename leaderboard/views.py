@@ -223,7 +223,7 @@ def board_rows(filters: Filters) -> list[BoardRow]:
     """
     rows = BoardRow.objects.filter(
         n_truths=filters.setting.n_truths, n_actions=filters.setting.n_actions, round=filters.round
-    ).select_related("model__owner")
+    ).select_related("model__owner__account")
     if filters.domain:
         rows = rows.filter(domain__name=filters.domain)
     else:

@@ -7,6 +7,7 @@ import json
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
 from rest_framework.test import APIClient
@@ -128,4 +129,8 @@ def test_the_pages_play_a_task_and_keep_the_answer_until_the_end(make_user, play
     assert "Correct" in after and str(task.hidden["answer"]) in after
     refused = client.post("/families/play/", {"family": "simple", "kind": "nope", "level": "x"})
     assert refused.status_code == 302 and refused["Location"] == "/families/"
-    assert Client().post("/families/play/", {"kind": "math"}).status_code == 302  # to log in
+    # A visitor's bad choice is refused before any guest account is made for them.
+    visitor = Client()
+    refused = visitor.post("/families/play/", {"kind": "math"})
+    assert refused.status_code == 302 and refused["Location"] == "/families/"
+    assert not User.objects.filter(visitor__isnull=False).exists()
