@@ -53,7 +53,11 @@ def test_the_command_stores_tasks_deterministically_and_once():
         generate("--kind", "math", "--param", "depth=99")
     listing = json.loads(generate("--list"))
     simple = next(family for family in listing if family["name"] == "simple")
-    assert [k["name"] for k in simple["kinds"]] == ["counting", "logic", "math", "travel"]
+    assert [k["name"] for k in simple["kinds"]] == [
+        *("counting", "logic", "math", "travel"),  # ours, then DeepMind's seven seed types
+        *("character_count", "word_count", "mathgap_irrelevant", "mathgap_diverse"),
+        *("travel_modes", "logic_evaluation", "logic_negation"),
+    ]
 
 
 def test_families_are_listed_to_anyone():
