@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django import forms
+from django.conf import settings
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.models import User
+from django.db.models import Q
+from django.utils import timezone
+
+from benchmark.models import Account
 
 # Usernames the site uses for its own accounts or shows for its own entries: a person
 # taking one could pass for a guest or for the platform on the board (leaderboard.names).
@@ -74,4 +81,20 @@ class PasswordResetForm(auth_forms.PasswordResetForm):
         )
         # As Django's own form does: the database's case-insensitive match may join
         # addresses that differ in Unicode (CVE-2019-19844); send only to the same one.
-        return (user for user in found if auth_forms._unicode_ci_compare(email, user.email))
+        same = [user for user in found if auth_forms._unicode_ci_compare(email, user.email)]
+        return (user for user in same if _may_mail_reset(user))
+
+
+def _may_mail_reset(user: User) -> bool:
+    """Whether a reset mail may go to the account now: at most one every
+    ``PASSWORD_RESET_MINUTES`` (default 5), claimed atomically, so repeated requests for one
+    address send one mail. The page says the same either way (it never tells whether an
+    account uses the address)."""
+    now = timezone.now()
+    minutes = max(0, int(getattr(settings, "PASSWORD_RESET_MINUTES", 5)))
+    account, _ = Account.objects.get_or_create(user=user)
+    claimed = Account.objects.filter(
+        Q(reset_mailed_at__isnull=True) | Q(reset_mailed_at__lte=now - timedelta(minutes=minutes)),
+        pk=account.pk,
+    ).update(reset_mailed_at=now)
+    return bool(claimed)

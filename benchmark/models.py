@@ -183,6 +183,9 @@ class Account(models.Model):
     # anyone (as the study's joins, humanstudy.path.address_key).
     signed_up_from = models.CharField(max_length=64, blank=True, db_index=True)
     email_confirmed_at = models.DateTimeField(null=True, blank=True)
+    # When the last password-reset mail went to the account: one per
+    # PASSWORD_RESET_MINUTES at most, so the reset form cannot flood an address.
+    reset_mailed_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"account {self.user}"

@@ -327,6 +327,7 @@ SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # Self-service sign-up (benchmark.accounts): accounts one client address may create an
 # hour (0: sign-up closed), and how long a confirmation or password link stays valid.
 SIGNUPS_PER_HOUR_PER_IP = env_int("SIGNUPS_PER_HOUR_PER_IP", 5)
+PASSWORD_RESET_MINUTES = env_int("PASSWORD_RESET_MINUTES", 5)
 PASSWORD_RESET_TIMEOUT = env_int("ACCOUNT_LINK_HOURS", 72) * 3600
 
 # Login rate limiting (django-axes): after AXES_FAILURE_LIMIT failed logins for one

@@ -18,6 +18,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from benchmark.checks import mail_is_sent
+from benchmark.models import Account
 from engine.families import do_generate_family_tasks
 from engine.models import FamilyAttempt, Visitor
 from leaderboard import names
@@ -172,6 +173,21 @@ def test_the_password_reset_flow_sets_a_new_password_with_a_link_that_works_once
     )
     again = Client().get(link, follow=True)
     assert "This link does not work" in again.content.decode()
+
+
+def test_repeated_reset_requests_mail_an_address_once_in_the_limit(settings):
+    settings.PASSWORD_RESET_MINUTES = 5
+    User.objects.create_user("grace", email="grace@example.org", password=PASSWORD)
+    for _ in range(4):
+        response = Client().post("/accounts/password_reset/", {"email": "grace@example.org"})
+        assert response["Location"] == "/accounts/password_reset/done/"  # the same answer
+    assert len(mail.outbox) == 1
+    # Once the limit has passed, the next request mails again.
+    Account.objects.filter(user__username="grace").update(
+        reset_mailed_at=timezone.now() - timedelta(minutes=6)
+    )
+    Client().post("/accounts/password_reset/", {"email": "grace@example.org"})
+    assert len(mail.outbox) == 2
 
 
 def _set_password_through(link: str, password: str) -> None:
