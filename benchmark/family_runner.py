@@ -153,7 +153,7 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
             return result["observation"], result["over"] or len(history) >= limit
 
         try:
-            talk = _converse(client, instance.public["text"], limit + MAX_PARSE_ERRORS * 2, play)
+            talk = _converse(client, instance, limit + MAX_PARSE_ERRORS * 2, play)
         except LLMError:
             return None
         invalid, parse_errors, tokens = talk.refused, talk.parse_errors, talk.tokens
@@ -182,18 +182,27 @@ class Conversation:
     refused: int = 0
 
 
-def _converse(client: ChatClient, rules: str, turns: int, play) -> Conversation:
-    """The one game loop of every runner: the model is sent the rules and the start and
-    replies with one "Move: …" line a turn; ``play(move)`` makes the move and returns what
-    it showed and whether the game is over (``MoveRefused`` for a move not allowed, which
-    the model is told). Ends when the game is over, after ``turns`` replies, or after
-    ``MAX_PARSE_ERRORS`` replies with no readable move. ``LLMError`` propagates."""
+def _converse(client: ChatClient, instance: FamilyInstance, turns: int, play) -> Conversation:
+    """The one game loop of every runner: ``play(move)`` makes a move and returns what it
+    showed and whether the game is over (``MoveRefused`` for a move not allowed, which the
+    model is told). Ends when the game is over or after ``turns`` replies. ``LLMError``
+    propagates.
+
+    Two ways to talk, as the family says (``Family.stand_alone_turns``): one conversation in
+    which the model is sent the rules and the start and replies with one "Move: …" line a
+    turn (three replies with no readable move end it); or, as KORGym plays, every turn a
+    new conversation holding the current board alone, the move read by the family's
+    ``parse_reply`` and played even when nothing was read (KORGym verifies an empty action),
+    counted as a parse error."""
+    family = get_family(instance.family)
+    if getattr(family, "stand_alone_turns", False):
+        return _stand_alone_turns(client, family, instance, turns, play)
     talk = Conversation()
     messages = [
         {
             "role": "user",
-            "content": f"{rules}\n\nPlay one move per reply, ending the reply with one line: "
-            "Move: <your move>",
+            "content": f"{instance.public['text']}\n\nPlay one move per reply, ending the reply "
+            "with one line: Move: <your move>",
         }
     ]
     for _ in range(turns):
@@ -217,6 +226,25 @@ def _converse(client: ChatClient, rules: str, turns: int, play) -> Conversation:
         if over:
             break
         messages.append({"role": "user", "content": _shown(observation)})
+    return talk
+
+
+def _stand_alone_turns(client, family, instance: FamilyInstance, turns: int, play):
+    talk = Conversation()
+    board = family.prompt(instance)
+    for _ in range(turns):
+        answer = client.chat([{"role": "user", "content": board}])
+        talk.tokens += answer.total_tokens
+        parsed = family.parse_reply(instance, answer.content or "")
+        talk.parse_errors += bool(parsed.error)
+        try:
+            observation, over = play(parsed.answer or "")
+        except MoveRefused:
+            talk.refused += 1
+            continue
+        if over:
+            break
+        board = observation["view"] if isinstance(observation, dict) else str(observation)
     return talk
 
 
@@ -359,7 +387,7 @@ def _play_ranked_game(attempt: FamilyAttempt, public: FamilyInstance, player, cl
             return None, True
         return families.game_log(played)[-1]["observation"], False
 
-    talk = _converse(client, public.public["text"], limit * 2 + MAX_PARSE_ERRORS * 2, play)
+    talk = _converse(client, public, limit * 2 + MAX_PARSE_ERRORS * 2, play)
     tokens, parse_errors = talk.tokens, talk.parse_errors
     FamilyAttempt.objects.filter(pk=attempt.pk).update(
         tokens=tokens,

@@ -137,6 +137,9 @@ class Family(ABC):
     # passes it) besides text, and the figures ``Score.details`` reports per answer.
     structured_answers: bool = False
     metrics: tuple[str, ...] = ("correct", "value")
+    # For an interactive family: whether a model plays each turn in a new conversation
+    # holding the current board alone (KORGym's way), rather than one conversation.
+    stand_alone_turns: bool = False
 
     def kind(self, name: str) -> Kind:
         try:
@@ -233,7 +236,13 @@ def register(family: Family) -> Family:
 
 
 def get_family(name: str) -> Family:
-    from engine.core.families import games, puzzles, simple, unpuzzles  # noqa: F401 (they register)
+    from engine.core.families import (  # noqa: F401 (they register)
+        games,
+        korgym,
+        puzzles,
+        simple,
+        unpuzzles,
+    )
 
     try:
         return FAMILIES[name]
