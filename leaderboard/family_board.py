@@ -200,9 +200,6 @@ def board_page(round_name: str = "", family: str = "") -> dict:
        rows in one query: the practice row and the models' self-reported rows (uploaded
        results files), each shown apart and never ranked.
     """
-    from engine.core.families.games.common import DIMENSIONS
-    from leaderboard.games_board import dimension_rows, games_served
-
     rounds_with_results = list(
         Round.objects.filter(family_board_rows__isnull=False, status=Round.Status.CLOSED)
         .distinct()
@@ -240,9 +237,7 @@ def board_page(round_name: str = "", family: str = "") -> dict:
         "subtask_body": subtask_body(rows),
         "reported_body": board_body(reported),
         "reported_subtask_body": subtask_body(reported),
-        "dimension_rows": dimension_rows(rows=rows),
-        "dimensions": DIMENSIONS,
-        "games_served": games_served(),
+        **_dimension_table(family, rows),
         "figures": level_figures(rows),
         "rounds_with_results": rounds_with_results,
         "families_shown": families,
@@ -381,3 +376,20 @@ def _level_layout() -> str:
         }
     )
     return json.dumps(figure_json(fig)["layout"])
+
+
+def _dimension_table(family: str, rows: list) -> dict:
+    """The chosen family's dimension table, if it groups its kinds by dimension
+    (``leaderboard.dimension_board``): its rows, dimensions, grouping and game count."""
+    from leaderboard.dimension_board import dimension_rows, games_served
+
+    source = get_family(family) if family else None
+    if source is None or not source.dimensions:
+        return {"dimension_rows": []}
+    return {
+        "dimension_rows": dimension_rows(rows=rows, family=family),
+        "dimensions": dict(source.dimensions),
+        "dimension_grouping": source.dimension_grouping,
+        "dimension_title": source.title,
+        "games_served": games_served(family),
+    }

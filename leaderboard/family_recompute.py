@@ -302,16 +302,19 @@ def _model_kind(name: str) -> str:
     return Kind.BASELINE if name in BUILT_IN_PLAYERS else Kind.MODEL
 
 
-_GAMES: dict | None = None
+_LOG_SCALED: dict[tuple[str, str], bool | None] = {}
 
 
-def _log_scaled(kind: str) -> bool | None:
-    """Whether a game is scored by an unbounded count; None for a game no longer served."""
-    global _GAMES
-    if _GAMES is None:
-        _GAMES = get_family("games").games
-    game = _GAMES.get(kind)
-    return None if game is None else game.log_scaled
+def _log_scaled(family: str, kind: str) -> bool | None:
+    """Whether a kind's points are an unbounded count (the family says, ``Family.log_scaled``);
+    None for a kind with no points (or one no longer served)."""
+    key = (family, kind)
+    if key not in _LOG_SCALED:
+        try:
+            _LOG_SCALED[key] = get_family(family).log_scaled(kind)
+        except FamilyError:
+            _LOG_SCALED[key] = None
+    return _LOG_SCALED[key]
 
 
 def _tally(tally: _Tally, family: str, kind: str, row: tuple) -> None:
@@ -327,8 +330,8 @@ def _tally(tally: _Tally, family: str, kind: str, row: tuple) -> None:
     if _scored_by_subtasks(family):
         # An attempt with no figures (a parse error: nothing read) completed nothing.
         tally.shares.append((_number(cr), _number(s_acc), int(_number(em)), int(_number(pm05))))
-    elif family == "games":
-        scaled = _log_scaled(kind)
+    else:
+        scaled = _log_scaled(family, kind)
         if scaled is not None:
             score = float(value or 0.0)
             tally.points_sum += _number(points) if scaled and points is not None else score

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from engine import families
 from engine.models import FamilyAttempt
-from leaderboard.games_board import dimension_rows
+from leaderboard.dimension_board import dimension_rows
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -22,8 +22,8 @@ from engine import families
 from engine.core.families.base import get_family
 from engine.core.families.games.common import DIMENSIONS
 from engine.models import FamilyAttempt
+from leaderboard.dimension_board import dimension_rows
 from leaderboard.family_board import family_rows
-from leaderboard.games_board import dimension_rows
 
 pytestmark = pytest.mark.django_db(transaction=True)
 GAMES = get_family("games")

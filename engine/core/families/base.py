@@ -140,6 +140,11 @@ class Family(ABC):
     # For an interactive family: whether a model plays each turn in a new conversation
     # holding the current board alone (KORGym's way), rather than one conversation.
     stand_alone_turns: bool = False
+    # Capability dimensions (key → title) the family groups its kinds by, for the board's
+    # dimension table (KORGym's aggregated mean); empty for a family without one.
+    # ``dimension_grouping`` says whose grouping it is (shown with the table).
+    dimensions: Mapping[str, str] = {}
+    dimension_grouping: str = ""
 
     def kind(self, name: str) -> Kind:
         try:
@@ -185,6 +190,16 @@ class Family(ABC):
         authoring LLM wrote, a mapping of word to clue that ``written_clues()`` reads only
         when called) sets it up here, so the platform needs no knowledge of the family."""
         return nullcontext()
+
+    def dimension(self, kind: str) -> str | None:
+        """The dimension (a key of ``dimensions``) of a kind, or None (not in the table)."""
+        return None
+
+    def log_scaled(self, kind: str) -> bool | None:
+        """Whether a kind's score is an unbounded count (``Score.details["points"]``, which
+        the board averages beside the [0, 1] value), False for a kind whose points are its
+        value, None for a kind with no points (the board keeps none)."""
+        return None
 
     def answer_form(self, kind: str) -> str | None:
         """The answer form the browser draws for a kind (a Sudoku grid, a letter grid…),

@@ -18,7 +18,7 @@ from engine.core.families.base import Family, FamilyError, FamilyInstance, Score
 from engine.core.families.games.arcade import ARCADE_GAMES
 from engine.core.families.games.boards import BOARD_GAMES
 from engine.core.families.games.classic import CLASSIC_GAMES
-from engine.core.families.games.common import IllegalMove
+from engine.core.families.games.common import DIMENSIONS, IllegalMove
 from engine.core.families.games.hidden import HIDDEN_GAMES
 from engine.core.families.games.reckoning import RECKONING_GAMES
 from engine.core.families.games.sokoban_rooms import SOKOBAN_GAMES
@@ -37,6 +37,11 @@ class Games(Family):
     name = "games"
     title = "Multi-turn games (KORGym-style)"
     interactive = True
+    dimensions = DIMENSIONS
+    dimension_grouping = (
+        "our own games, grouped by our reading of KORGym's dimensions (not the paper's "
+        "figures: KORGym's own games are the korgym family)"
+    )
 
     def __init__(self) -> None:
         self.games = {game.kind.name: game for game in GAMES}
@@ -49,6 +54,14 @@ class Games(Family):
         public["dimension"] = game.dimension
         public["single_turn"] = game.single_turn
         return public, hidden
+
+    def dimension(self, kind: str) -> str | None:
+        game = self.games.get(kind)
+        return None if game is None else game.dimension
+
+    def log_scaled(self, kind: str) -> bool | None:
+        game = self.games.get(kind)
+        return None if game is None else game.log_scaled
 
     def keys(self, kind: str) -> dict[str, str]:
         """Keyboard keys that play a move of ``kind`` in the browser (key name → move)."""

@@ -48,6 +48,7 @@ class Korgym(Family):
     interactive = True
     stand_alone_turns = True
     dimensions = DIMENSIONS
+    dimension_grouping = "KORGym's games with the paper's dimension of each (Tables 7–11)"
 
     def __init__(self) -> None:
         self.games = _games()
@@ -73,11 +74,13 @@ class Korgym(Family):
     def keys(self, kind: str) -> dict[str, str]:
         return {}
 
-    def dimension(self, kind: str) -> str:
-        return self.games[kind].dimension
+    def dimension(self, kind: str) -> str | None:
+        game = self.games.get(kind)
+        return None if game is None else game.dimension
 
-    def log_scaled(self, kind: str) -> bool:
-        return self.games[kind].log_scaled
+    def log_scaled(self, kind: str) -> bool | None:
+        game = self.games.get(kind)
+        return None if game is None else game.log_scaled
 
     # -- play ---------------------------------------------------------------------------
 
