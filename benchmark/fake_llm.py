@@ -12,6 +12,10 @@ malformed JSON, or answer in a reasoning model's shape::
 
 :class:`OracleScript` plays the optimal policy on instances it is told about out of band,
 reading the truth and action lists from the conversation, as a capable model would.
+
+From the command line it is a model anyone can run the platform's runners against without
+an API (``python -m benchmark.fake_llm --port 8001``; ``--help`` for the options): a
+:class:`GuessingScript` that plays every task from the conversation alone.
 """
 
 from __future__ import annotations
@@ -90,7 +94,14 @@ class FakeChatServer:
     ``handling_seconds`` the time spent producing each answer, script and delay included.
     """
 
-    def __init__(self, script: Script, *, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        script: Script,
+        *,
+        api_key: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
         self.script = script
         self.api_key = api_key
         self.requests: list[FakeRequest] = []
@@ -98,7 +109,7 @@ class FakeChatServer:
         self._lock = threading.Lock()
         self._counter = itertools.count()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = ThreadingHTTPServer((host, port), _handler_for(self))
         self._server.daemon_threads = True
         # A short poll interval makes stop() prompt (shutdown waits for the next poll).
         self._thread = threading.Thread(
@@ -327,3 +338,64 @@ def scripted(*responses: FakeResponse, then: Script | None = None) -> Script:
         return responses[-1]
 
     return script
+
+
+class GuessingScript:
+    """A model with no knowledge, for trying the runners without an API: it reads a KUMO
+    game's truths and actions from the conversation, takes a few actions it has not taken
+    yet and then names a truth, all drawn at random (seeded by the conversation's first
+    message and ``seed``, so a run can be repeated); to any other task it replies with a
+    guessed answer and move in the forms the families read ("Answer: …", "Move: …")."""
+
+    def __init__(self, seed: int = 0, max_actions: int = 3) -> None:
+        self.seed = seed
+        self.max_actions = max_actions
+
+    def __call__(self, request: FakeRequest) -> FakeResponse:
+        import random
+
+        messages = request.messages
+        first = str(messages[0].get("content", "")) if messages else ""
+        turn = sum(1 for m in messages if m.get("role") == "assistant")
+        rng = random.Random(f"{self.seed}/{first}/{turn}")
+        try:
+            truths, actions = read_task_lists(first)
+        except ValueError:
+            move = rng.choice(("up", "down", "left", "right"))
+            return FakeResponse(content=f"A guess.\nMove: {move}\nAnswer: {rng.randint(0, 9)}")
+        taken = {parse_answer(m.get("content")) for m in messages if m.get("role") == "assistant"}
+        untaken = [action for action in actions if action not in taken]
+        if untaken and turn < rng.randint(1, self.max_actions):
+            return FakeResponse(content=answer_message(rng.choice(untaken)))
+        return FakeResponse(content=answer_message(rng.choice(truths)))
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmark.fake_llm",
+        description="A local OpenAI-compatible chat server that plays every task by "
+        "guessing: try the runners (manage.py evaluate, run_family_tasks) without an API.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8001, help="port (0: any free one)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the guesses")
+    parser.add_argument("--api-key", default=None, help="require this bearer key")
+    args = parser.parse_args(argv)
+    server = FakeChatServer(
+        GuessingScript(args.seed), api_key=args.api_key, host=args.host, port=args.port
+    )
+    server.start()
+    print(f"fake model listening at {server.base_url} (any model name; Ctrl-C stops)", flush=True)
+    try:
+        while server._thread.is_alive():
+            server._thread.join(timeout=0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
