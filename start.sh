@@ -34,8 +34,9 @@ if [ "${1:-}" = "--setup-only" ]; then
 fi
 
 .venv/bin/python manage.py migrate --noinput
-# Ten tasks per domain and setting, with their optimal-search values (about half a minute).
-.venv/bin/python manage.py load_demo --admin --count 10
+# Ten tasks per domain and setting, with their optimal-search values (about half a minute),
+# and on a fresh install a live demo round with the built-in baselines' verified ranked games.
+.venv/bin/python manage.py load_demo --admin --round --count 10
 echo
 echo "The site is starting at http://127.0.0.1:${PORT:-8000}/ (admin: /admin/, user admin, password admin)."
 exec .venv/bin/python manage.py runserver "127.0.0.1:${PORT:-8000}"

@@ -288,6 +288,8 @@ def board(request):
         request,
         "leaderboard/board.html",
         {
+            "live_round": any(r.status == Round.Status.ACTIVE for r in filters.rounds),
+            "outside_rows": _verified_outside(filters, rows),
             "filters": filters,
             "domains": filters.domains,
             "rows": rows,
@@ -299,6 +301,33 @@ def board(request):
             "section": "board",
         },
     )
+
+
+def _verified_outside(filters: Filters, rows: list[BoardRow]) -> list[BoardRow]:
+    """On a round's board: the verified rows of models with no row in the round (the
+    runner on stored tasks, the study; one query), so a row made outside the round is
+    never out of sight. Empty when every round's rows are shown already."""
+    if filters.round is None:
+        return []
+    outside = BoardRow.objects.filter(
+        n_truths=filters.setting.n_truths,
+        n_actions=filters.setting.n_actions,
+        round__isnull=True,
+        verified=True,
+    ).exclude(model_id__in=[row.model_id for row in rows])
+    if filters.domain:
+        outside = outside.filter(domain__name=filters.domain)
+    else:
+        outside = outside.filter(domain__isnull=True)
+    found = list(
+        outside.select_related("model__owner__account").order_by(
+            "-success_rate", "relative_action_count", "model__name"
+        )
+    )
+    for row in found:
+        row.is_reference = row.model.kind != ModelEntry.Kind.MODEL
+        row.rank = None
+    return found
 
 
 @require_safe

@@ -14,6 +14,9 @@ from engine.models import Domain
 
 # The two settings of the paper; enough instances per domain for a study task set.
 DEMO_SETTINGS = ((4, 6), (12, 16))
+# The demo round (load_demo --round): small, so the first start stays short.
+DEMO_ROUND_DOMAINS = ("medical", "music")
+DEMO_RANKED_GAMES = 3
 
 
 class Command(BaseCommand):
@@ -24,6 +27,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--count", type=int, default=10, help="instances per setting")
+        parser.add_argument(
+            "--round",
+            action="store_true",
+            help="also, when no round exists yet, prepare a small demo round, rotate it in "
+            "and play the built-in baselines' ranked games in it (verified rows on day one)",
+        )
         parser.add_argument(
             "--admin",
             action="store_true",
@@ -46,6 +55,44 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         if admin:
             self._create_admin()
+        if options["round"]:
+            self._demo_round()
+
+    def _demo_round(self) -> None:
+        """A live round with verified rows on a fresh install: two shipped domains at both
+        settings, three ranked games per model, domain and setting, played by the built-in
+        baselines (oracle, greedy, random) through the same ranked path as any model. Left
+        alone once any round exists (an operator's rounds are theirs)."""
+        from django.core.management import call_command
+
+        from engine.seeds import fresh_seed
+        from leaderboard.models import Round
+
+        if Round.objects.exists():
+            self.stdout.write("a round exists already: no demo round")
+            return
+        owner = get_user_model().objects.filter(is_superuser=True, is_active=True).first()
+        if owner is None:
+            raise CommandError(
+                "the demo round's baselines play in a superuser's name: pass --admin"
+            )
+        quiet = {"stdout": self.stdout, "stderr": self.stderr}
+        call_command(
+            "prepare_round", "--name", "demo", "--domains", ",".join(DEMO_ROUND_DOMAINS),
+            "--task-settings", "4x6,12x16", "--instances", "3", "--seed", str(fresh_seed()),
+            "--ranked-games", str(DEMO_RANKED_GAMES), **quiet,
+        )  # fmt: skip
+        call_command("rotate_round", **quiet)
+        for baseline in ("oracle", "greedy", "random"):
+            for truths, actions in DEMO_SETTINGS:
+                call_command(
+                    "evaluate", "--model", baseline, "--ranked", "--user", owner.username,
+                    "--domains", ",".join(DEMO_ROUND_DOMAINS), "--truths", str(truths),
+                    "--actions", str(actions), **quiet,
+                )  # fmt: skip
+        self.stdout.write(
+            "demo round live, with the baselines' verified ranked games on /leaderboard/"
+        )
 
     def _create_admin(self) -> None:
         if not settings.DEBUG:
