@@ -21,6 +21,10 @@ def negative(item, turn):
     return None if turn else "-" + item["answer"]
 
 
+def too_long(item, turn):
+    return None if turn else "1" * 4301 + " " + item["answer"]
+
+
 CASES = [
     {"seed": 0, "policy": right, "note": "the right distance"},
     {"seed": 1, "policy": right, "note": "the right distance"},
@@ -29,4 +33,5 @@ CASES = [
     {"seed": 4, "policy": negative, "note": "the distance with a minus sign"},
     {"seed": 5, "actions": ["It is far"], "note": "garbled text"},
     {"seed": 6, "actions": [""], "note": "nothing read from the reply"},
+    {"seed": 7, "policy": too_long, "note": "a number too long for int, then the distance"},
 ]

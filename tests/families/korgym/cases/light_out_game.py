@@ -45,4 +45,5 @@ CASES = [
     {"seed": 4, "actions": ["(0,0), (5,5)"], "note": "a press off the board"},
     {"seed": 6, "actions": ["press the middle one"], "note": "garbled text"},
     {"seed": 7, "actions": [""], "note": "nothing read from the reply"},
+    {"seed": 8, "actions": ["(0," + "1" * 4301 + ")"], "note": "a number too long for int"},
 ]

@@ -9,6 +9,8 @@ the same or already joined; distances are 1–20.
 Flaw of KORGym's code, kept: the answer is not read as one number but searched for any
 run of digits equal to the distance, so an answer listing many numbers ("12 13 14 …")
 scores 1 if one of them is right, and a minus sign is ignored (``-12`` counts as 12).
+A run of more than 4,300 digits before the right number makes ``int`` raise: a server
+error in KORGym, which its evaluator scores 0 (here a 0).
 """
 
 from __future__ import annotations
@@ -109,7 +111,10 @@ class CityPath(KorgymGame):
         except ValueError:
             item["score"] = 0
             return item
-        found = any(int(number) == distance for number in _NUMBER.findall(action))
+        try:
+            found = any(int(number) == distance for number in _NUMBER.findall(action))
+        except ValueError:  # a number too long for int(): KORGym's server fails, scored 0
+            found = False
         item["score"] = 1 if found else 0
         return item
 

@@ -12,6 +12,8 @@ Flaws of KORGym's code, kept as it plays them:
   the boards are 4×4.
 * The prompt's own Example 3 answer, ``(2,2) ,(0,2)``, scores 0: with the space before the
   comma there is no ``"),"`` to split at, so its four numbers make one malformed press.
+* A number of more than 4,300 digits makes ``int`` raise: a server error in KORGym, which
+  its evaluator scores 0 (here a 0).
 * Minus signs are not read (only digit runs), so ``(-1,0)`` presses (1,0).
 * A 4×4 board whose generating presses cancel out (4×4 Lights Out has non-trivial
   null patterns) starts all off, and then even an empty answer scores 1.
@@ -86,7 +88,10 @@ class LightsOut(KorgymGame):
     def verify(self, item, action, rng):
         item = self.copy(item)
         item["action"] = action
-        item["score"] = 1 if _all_off(item["board"], action) else 0
+        try:
+            item["score"] = 1 if _all_off(item["board"], action) else 0
+        except ValueError:  # a number too long for int(): KORGym's server fails, scored 0
+            item["score"] = 0
         return item
 
     def reference(self, item, rng):
