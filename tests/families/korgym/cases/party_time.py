@@ -20,12 +20,12 @@ def with_unit(item, turn):
     return None if turn else item["answer"] + " students"
 
 
+# Seeds with few guests (70–84), to keep the fixture small.
 CASES = [
-    {"seed": 0, "policy": right, "note": "the right count"},
-    {"seed": 1, "policy": right, "note": "the right count"},
     {"seed": 2, "policy": right, "note": "the right count"},
-    {"seed": 3, "policy": one_less, "note": "one less than the count"},
-    {"seed": 4, "policy": with_unit, "note": "the right count followed by 'students'"},
-    {"seed": 5, "actions": ["-3"], "note": "a negative count"},
-    {"seed": 6, "actions": [""], "note": "nothing read from the reply"},
+    {"seed": 10, "policy": right, "note": "the right count"},
+    {"seed": 19, "policy": one_less, "note": "one less than the count"},
+    {"seed": 31, "policy": with_unit, "note": "the right count followed by 'students'"},
+    {"seed": 43, "actions": ["-3"], "note": "a negative count"},
+    {"seed": 56, "actions": [""], "note": "nothing read from the reply"},
 ]
