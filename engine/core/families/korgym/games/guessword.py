@@ -3,11 +3,13 @@ letters at three or four given positions. Single turn: 1 if the answer has that 
 is in KORGym's big checking list (370,000 words, not the 17,000-word list the puzzle is
 made from) and has those letters, else 0.
 
-As in KORGym: the answer is not stripped (a space around it changes its length); capitals
-are accepted. KORGym's item keeps the puzzle's words that fit (``current_valid_words``, never
-shown or used to score) as a Python set turned into a list, so its order in KORGym changes
-from one process to the next; here the list is sorted (``unordered`` tells the fixture test
-to compare it as a set).
+Words of the puzzle list missing from the checking list ("blogger", "cellphone",
+"daycare"…; 47 of five to ten letters) are refused, though the puzzle was made from them,
+and a puzzle whose only fitting words are such cannot be won. As in KORGym: the answer is
+not stripped (a space around it changes its length); capitals are accepted. KORGym's item
+keeps the puzzle's words that fit (``current_valid_words``, never shown or used to score)
+as a Python set turned into a list, so its order in KORGym changes from one process to the
+next; here the list is sorted (``unordered`` tells the fixture test to compare it as a set).
 """
 
 from __future__ import annotations
@@ -113,8 +115,12 @@ class GuessWord(KorgymGame):
         return item
 
     def reference(self, item, rng):
-        """The first fitting puzzle word in alphabetical order that the checking list has."""
-        return [next(w for w in item["current_valid_words"] if w in checking_words())]
+        """The first fitting puzzle word (alphabetically) that the checking list has, else
+        the first fitting word of the checking list; "" when no word fits (KORGym's puzzle
+        cannot be won then)."""
+        known = [w for w in sorted(item["current_valid_words"]) if w in checking_words()]
+        known = known or sorted(fitting(item["length"], item["rules"], checking_words()))
+        return [known[0] if known else ""]
 
 
 GAME = GuessWord()
