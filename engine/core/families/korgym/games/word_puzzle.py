@@ -9,7 +9,7 @@ letters): the game is harder here than in KORGym. Everything else is KORGym's: t
 words, clues, grid and hidden letters are drawn (the picture's file name, ``image_path``,
 included), but the picture itself (``base64_image``, drawn with Pillow) is not made.
 
-KORGym's flaws, kept: the numbers of words and the hiding rate are drawn from Python's
+KORGym's flaws, kept: the number of words and the hiding rate are drawn from Python's
 global generator before any seeding (here from the seed's own generator, as KORGym does
 when the global generator was seeded with the same seed; the fixtures are recorded that
 way); each try picks its words with the generator seeded by seed + try number, so seed s's
