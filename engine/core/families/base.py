@@ -223,7 +223,13 @@ def register(family: Family) -> Family:
 
 
 def get_family(name: str) -> Family:
-    from engine.core.families import games, puzzles, simple, unpuzzles  # noqa: F401 (they register)
+    from engine.core.families import (  # noqa: F401 (they register)
+        games,
+        lr2bench,
+        puzzles,
+        simple,
+        unpuzzles,
+    )
 
     try:
         return FAMILIES[name]
