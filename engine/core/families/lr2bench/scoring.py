@@ -142,6 +142,7 @@ class ItemScore:
 
 
 _NOTHING = object()
+NOTHING = _NOTHING  # an answer with nothing readable in it (for ``count``)
 
 
 def literal(text: str) -> Any:
