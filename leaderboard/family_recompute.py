@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from django.db import transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, Subquery
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KT, KeyTextTransform
 from django.utils import timezone
 
 from engine.core.families.base import FamilyError, get_family
@@ -203,7 +203,8 @@ def _attempts(groups: list[Group] | None):
         d_points=KT("details__points"),
         d_subtasks=KT("details__subtasks"),
         d_right=KT("details__right"),
-        t_subtasks=KT("task__public__lr2_subtasks"),
+        # KT() cannot cross a relation: name the key and the related field apart.
+        t_subtasks=KeyTextTransform("lr2_subtasks", "task__public"),
     )
     conditions = [Q()] if groups is None else _group_conditions(groups, prefix="task__")
     for condition in conditions:

@@ -278,3 +278,18 @@ def test_the_board_shows_the_figures_lr2bench_gives(rebuild_board):
     rebuild_board(full=True)
     row = next(r for r in family_rows(family="lr2bench") if r.player == "blank")
     assert (row.subtasks.cr, row.subtasks.s_acc, row.subtasks.em) == (0.0, 0.0, 0.0)
+
+
+def test_a_logic_grid_keeps_its_first_category_whatever_order_the_store_kept():
+    """PostgreSQL's jsonb sorts an object's keys (shortest first): the person is still found
+    by the category LR²Bench's file wrote first ("students" here, not "clubs")."""
+    item = next(i for i in read_release(DATA).items if i.tag == "GRADES")
+    stored = dict(item.hidden)
+    stored["gold"] = [dict(sorted(p.items(), key=lambda kv: len(kv[0]))) for p in GRADES]
+    task = FamilyInstance("lr2bench", "logic", {}, 0, item.public, stored)
+    # Two entries share Ana's club: the one with her name (the file's first category) counts.
+    reply = [{"students": "Bob", "clubs": "chess", "grades": "B"}, GRADES[0]]
+    details = FAMILY.score(task, reply).details
+    assert (details["right"], details["subtasks"]) == (2, 8)
+    assert json.loads(FAMILY.reference_answer(task))[0] == GRADES[0]
+    assert list(json.loads(FAMILY.reference_answer(task))[0]) == ["students", "grades", "clubs"]

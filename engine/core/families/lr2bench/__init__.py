@@ -62,7 +62,7 @@ class LR2Bench(Family):
         )
 
     def reference_answer(self, instance: FamilyInstance) -> str:
-        gold = instance.hidden["gold"]
+        gold = gold_answer(instance.hidden)
         if instance.kind == "sudoku":
             gold = gold["answer"]
         return json.dumps(gold, ensure_ascii=False)
@@ -105,8 +105,21 @@ class LR2Bench(Family):
         else:
             text = ""
         extracted = scoring.from_block(kind, text)
-        item = scoring.score_item(kind, instance.hidden["gold"], extracted)
+        item = scoring.score_item(kind, gold_answer(instance.hidden), extracted)
         return Score(item.em, item.s_acc, item.as_details())
+
+
+def gold_answer(hidden) -> Any:
+    """The gold answer as LR²Bench's file wrote it (a logic grid's entries in their keys'
+    order, which a stored JSON object may not keep)."""
+    answer = hidden["gold"]
+    orders = hidden.get("key_order")
+    if orders:
+        answer = [
+            {key: person[key] for key in order if key in person}
+            for person, order in zip(answer, orders, strict=False)
+        ]
+    return answer
 
 
 LR2BENCH = register(LR2Bench())

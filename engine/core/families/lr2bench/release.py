@@ -164,4 +164,9 @@ def _item(task_type, level, folder: Path, line: str, golds, where: str) -> Item 
         "lr2_subtasks": subtasks,
     }
     source = {key: value for key, value in raw.items() if key not in ("tag", *PUBLIC_FIELDS)}
-    return Item(task_type, level, tag, public, {"gold": gold, "source": source})
+    hidden = {"gold": gold, "source": source}
+    if task_type == "logic":
+        # LR²Bench finds a person by the first (category, value) of the gold's entry; a
+        # stored JSON object may not keep its keys' order (PostgreSQL's jsonb sorts them).
+        hidden["key_order"] = [list(person) for person in gold]
+    return Item(task_type, level, tag, public, hidden)

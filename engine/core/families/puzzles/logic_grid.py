@@ -271,7 +271,12 @@ class LogicGrid(PuzzleKind):
         return json.dumps(hidden["solution"], indent=1)
 
     def lr2_gold(self, public, hidden) -> Any:
-        return [dict(person) for person in hidden["solution"]]  # names first
+        # Names first, whatever order the stored JSON kept (PostgreSQL's jsonb sorts keys):
+        # LR²Bench finds a person by the gold's first category.
+        return [
+            {"names": person["names"], **{k: v for k, v in person.items() if k != "names"}}
+            for person in hidden["solution"]
+        ]
 
     def lr2_prediction(self, public, answer) -> Any | None:
         """Every entry of the answer with the values it gives that are known (any case,
