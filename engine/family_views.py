@@ -126,10 +126,13 @@ def attempt(request, attempt_id: int):
         state["seconds_left"] = max(
             0, round((current.deadline_at - timezone.now()).total_seconds())
         )
+    # The generated puzzles' own widgets (grid, matrix, cipher table); LR²Bench's imported
+    # items share some kind names but are answered as text, in LR²Bench's format.
+    widget = current.task.kind if current.task.family == "puzzles" else ""
     return render(
         request,
         "engine/family_attempt.html",
-        {"state": state, "study": participant is not None},
+        {"state": state, "study": participant is not None, "widget": widget},
     )
 
 

@@ -293,3 +293,29 @@ def test_a_logic_grid_keeps_its_first_category_whatever_order_the_store_kept():
     assert (details["right"], details["subtasks"]) == (2, 8)
     assert json.loads(FAMILY.reference_answer(task))[0] == GRADES[0]
     assert list(json.loads(FAMILY.reference_answer(task))[0]) == ["students", "grades", "clubs"]
+
+
+@pytest.mark.django_db
+def test_an_item_is_played_in_the_browser_as_text_in_lr2bench_format(client, make_user):
+    from django.urls import reverse
+
+    from engine import families
+
+    call_command("import_lr2bench", str(DATA), stdout=StringIO())
+    task = FamilyTask.objects.get(family="lr2bench", kind="sudoku", params__item="S14_4_easy")
+    user = make_user("solver")
+    client.force_login(user)
+    attempt, _ = families.start_attempt(user, task)
+    url = reverse("family-attempt", args=[attempt.pk])
+    page = client.get(url).content.decode()
+    assert 'id="sudoku-grid"' not in page and 'name="answer"' in page  # no generated widget
+    assert json.dumps(task.hidden["gold"]["answer"]) not in page
+    grid = [row[:] for row in task.hidden["gold"]["answer"]]
+    r, c = next((r, c) for r, row in enumerate(task.hidden["gold"]["grid"]) for c, v in
+                enumerate(row) if v == 0)  # fmt: skip
+    grid[r][c] = grid[r][c] % 4 + 1
+    answered = client.post(url, {"answer": f"<Answer>{grid}</Answer>"}, follow=True)
+    attempt.refresh_from_db()
+    empty = task.public["lr2_subtasks"]
+    assert (attempt.details["right"], attempt.details["subtasks"]) == (empty - 1, empty)
+    assert f"{empty - 1} of {empty} empty cells" in answered.content.decode()

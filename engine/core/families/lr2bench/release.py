@@ -25,6 +25,16 @@ from engine.core.families.lr2bench.scoring import LEVELS, TYPES, count
 # Fields of an item that a player may see (the rest, answers included, stay hidden).
 PUBLIC_FIELDS = ("example_text",)
 
+# LR²Bench's subtasks of each type, for reports ("9 of 10 empty cells").
+UNITS = {
+    "crossword": "entries",
+    "acrostic": "squares",
+    "logic": "person attributes",
+    "cryptogram": "cipher letters",
+    "sudoku": "empty cells",
+    "drop": "letter cells",
+}
+
 # How to write the answer, in our words, when a folder has no prompt.json to say it.
 FORMATS = {
     "crossword": 'every entry\'s word as a JSON object, like {"1-Across": "WORD", '
@@ -162,6 +172,7 @@ def _item(task_type, level, folder: Path, line: str, golds, where: str) -> Item 
         "system": system,
         "answer_format": FORMATS[task_type],
         "lr2_subtasks": subtasks,
+        "subtasks": UNITS[task_type],
     }
     source = {key: value for key, value in raw.items() if key not in ("tag", *PUBLIC_FIELDS)}
     hidden = {"gold": gold, "source": source}
