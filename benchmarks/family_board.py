@@ -145,12 +145,16 @@ def build_store(attempts: int, models: int, seed: int) -> dict[str, int]:
             correct = rng.random() < 0.5
             value = 1.0 if correct else rng.random() * 0.9
             details: dict = {}
-            if task.family == "puzzles":
+            if task.family in ("puzzles", "lr2bench"):
+                subtasks = rng.randint(8, 60)  # LR²Bench's figures of one item
+                right = subtasks if correct else int(value * subtasks)
                 details = {
-                    "cr": rng.random(),
-                    "s_acc": value,
+                    "cr": int(rng.random() < 0.9),
+                    "s_acc": right / subtasks,
                     "em": int(correct),
-                    "pm05": int(value >= 0.5),
+                    "pm05": int(right / subtasks >= 0.5),
+                    "subtasks": subtasks,
+                    "right": right,
                 }
             elif task.kind in log_scaled:
                 details = {"points": rng.randint(0, 4000)}

@@ -432,6 +432,63 @@ def do_import_unpuzzles(
     return reports
 
 
+@dataclass
+class LevelImport:
+    """What an LR²Bench import did to one type and level."""
+
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+@dataclass(frozen=True)
+class LR2ImportReport:
+    levels: dict[tuple[str, str], LevelImport]
+    problems: list[str]
+
+    @property
+    def items(self) -> int:
+        return sum(n.created + n.updated + n.unchanged for n in self.levels.values())
+
+
+def do_import_lr2bench(path: str) -> LR2ImportReport:
+    """Store every published LR²Bench item of a checkout (``engine.core.families.lr2bench``)
+    as a fixed task of the family ``lr2bench`` (origin imported; kind its type, level its
+    level, ``params`` ``{"item": tag, "level": level}``). Importing again changes nothing;
+    a corrected item updates its own task only. Raises ``FamilyError`` when ``path`` is no
+    checkout; items it cannot use are named in ``problems``."""
+    from engine.core.families.lr2bench.release import read_release
+    from engine.core.families.lr2bench.scoring import LEVELS
+
+    release = read_release(path)
+    levels = {(t, level): LevelImport() for t, names in LEVELS.items() for level in names}
+    with transaction.atomic():
+        for item in release.items:
+            params = {"item": item.tag, "level": item.level}
+            task, new = FamilyTask.objects.get_or_create(
+                family="lr2bench",
+                kind=item.task_type,
+                params_key=params_key(params),
+                seed=0,
+                defaults={
+                    "level": item.level,
+                    "params": params,
+                    "public": item.public,
+                    "hidden": item.hidden,
+                    "origin": FamilyTask.Origin.IMPORTED,
+                },
+            )
+            tally = levels[(item.task_type, item.level)]
+            if new:
+                tally.created += 1
+            elif task.public != item.public or task.hidden != item.hidden:
+                FamilyTask.objects.filter(pk=task.pk).update(public=item.public, hidden=item.hidden)
+                tally.updated += 1
+            else:
+                tally.unchanged += 1
+    return LR2ImportReport(levels, release.problems)
+
+
 @dataclass(frozen=True)
 class UnpuzzleComparison:
     """One player's accuracy per variant on one file under one reading, and over the

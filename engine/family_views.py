@@ -134,6 +134,8 @@ def attempt(request, attempt_id: int):
         state["seconds_left"] = max(
             0, round((current.deadline_at - timezone.now()).total_seconds())
         )
+    # The answer form is the family's (state["form"]): LR²Bench's imported items share
+    # some kind names with the generated puzzles but are answered as text, in its format.
     return render(
         request,
         "engine/family_attempt.html",

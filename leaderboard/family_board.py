@@ -7,10 +7,12 @@ the level. The rows are stored (``FamilyBoardRow``), built by the scheduled and 
 recompute (``leaderboard.family_recompute``, which also decides which attempts count); the
 pages read them in one query.
 
-Families scored by subtasks (the constraint puzzles) add LR²Bench's four figures per row:
-Completion Ratio and Subtask Accuracy (means of per-attempt shares, with a normal 95 %
-interval on the mean, clipped to [0, 1]), Exact Match (the success rate above) and Partial
-Match at 0.5 (a rate, with its Wilson interval).
+Families scored by subtasks (``lr2bench`` and the generated ``puzzles``) add LR²Bench's four
+figures per row, pooled over the row's attempts as LR²Bench's evaluation pools a level's
+items: Completion Ratio (the share of attempts with an extractable answer, Wilson
+interval), Subtask Accuracy (subtasks right over all the attempts' subtasks, with the
+normal interval of a ratio of sums, ``lr2bench.scoring.ratio_interval``), Exact Match (the
+success rate above) and Partial Match at 0.5 (a rate, with its Wilson interval).
 """
 
 from __future__ import annotations
@@ -46,19 +48,6 @@ def level_rank(family: str, kind: str, level: str) -> int:
     except FamilyError:
         return LEVEL_ORDER.get(level, 9)
     return levels.index(level) if level in levels else len(levels)
-
-
-def mean_interval(values: list[float], z: float = 1.959964) -> tuple[float, float, float]:
-    """Mean of per-attempt shares with a normal 95 % interval, clipped to [0, 1]."""
-    n = len(values)
-    if n == 0:
-        return 0.0, 0.0, 0.0
-    mean = sum(values) / n
-    if n == 1:
-        return mean, mean, mean
-    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
-    half = z * math.sqrt(variance / n)
-    return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
 @dataclass(frozen=True)

@@ -35,17 +35,17 @@ from functools import lru_cache
 
 from django.db import transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, F, OuterRef, Q, Subquery
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KT, KeyTextTransform
 from django.utils import timezone
 
 from engine.core.families.base import FamilyError, get_family
+from engine.core.families.lr2bench.scoring import ratio_interval
 from engine.models import FamilyAttempt
 from humanstudy.models import TaskSetItem
 from leaderboard.family_board import (
     BUILT_IN_PLAYERS,
     PEOPLE,
     PRACTICE,
-    mean_interval,
     wilson,
 )
 from leaderboard.models import (
@@ -153,7 +153,8 @@ class _Tally:
     tokens: int = 0
     points_sum: float = 0.0
     points_n: int = 0
-    shares: list[tuple[float, float, int, int]] = field(default_factory=list)
+    # Subtask families: (answered, subtasks right, subtasks, exact, half) per attempt.
+    items: list[tuple[int, int, int, int, int]] = field(default_factory=list)
 
 
 # The attempt's columns the recompute reads, in the order of ``_attempts``' values_list.
@@ -176,6 +177,9 @@ COLUMNS = (
     "d_em",
     "d_pm05",
     "d_points",
+    "d_subtasks",
+    "d_right",
+    "t_subtasks",
 )
 
 
@@ -201,6 +205,10 @@ def _attempts(groups: list[Group] | None):
         d_em=KT("details__em"),
         d_pm05=KT("details__pm05"),
         d_points=KT("details__points"),
+        d_subtasks=KT("details__subtasks"),
+        d_right=KT("details__right"),
+        # KT() cannot cross a relation: name the key and the related field apart.
+        t_subtasks=KeyTextTransform("lr2_subtasks", "task__public"),
     )
     conditions = [Q()] if groups is None else _group_conditions(groups, prefix="task__")
     for condition in conditions:
@@ -328,8 +336,13 @@ def _tally(tally: _Tally, family: str, kind: str, row: tuple) -> None:
     tally.parse_errors += bool(parse_failed)
     tally.tokens += tokens or 0
     if _scored_by_subtasks(family):
-        # An attempt with no figures (a parse error: nothing read) completed nothing.
-        tally.shares.append((_number(cr), _number(s_acc), int(_number(em)), int(_number(pm05))))
+        # An attempt with no figures (a parse error: nothing read) completed nothing, and
+        # still counts its task's subtasks (LR²Bench scores every item of a level).
+        subtasks, right, task_subtasks = row[18:21]
+        total = int(_number(subtasks if subtasks is not None else task_subtasks))
+        tally.items.append(
+            (int(_number(cr)), int(_number(right)), total, int(_number(em)), int(_number(pm05)))
+        )
     else:
         scaled = _log_scaled(family, kind)
         if scaled is not None:
@@ -343,19 +356,22 @@ def _row(key: tuple, tally: _Tally, ids: dict[str, int], now) -> FamilyBoardRow:
     n = tally.n
     low, high = wilson(tally.right, n)
     figures = {}
-    if tally.shares:
-        cr = mean_interval([s[0] for s in tally.shares])
-        s_acc = mean_interval([s[1] for s in tally.shares])
-        pm = sum(s[3] for s in tally.shares)
+    if tally.items:
+        # Pooled per level as LR²Bench's evaluation pools them: CR, EM and PM-0.5 are
+        # shares of attempts (items), S-Acc is subtasks right over all their subtasks.
+        answered = sum(i[0] for i in tally.items)
+        cr_low, cr_high = wilson(answered, n)
+        s_acc = ratio_interval([(i[1], i[2]) for i in tally.items])
+        pm = sum(i[4] for i in tally.items)
         pm_low, pm_high = wilson(pm, n)
         figures = {
-            "cr": cr[0],
-            "cr_low": cr[1],
-            "cr_high": cr[2],
+            "cr": answered / n,
+            "cr_low": cr_low,
+            "cr_high": cr_high,
             "s_acc": s_acc[0],
             "s_acc_low": s_acc[1],
             "s_acc_high": s_acc[2],
-            "em": sum(s[2] for s in tally.shares) / n,
+            "em": sum(i[3] for i in tally.items) / n,
             "pm05": pm / n,
             "pm05_low": pm_low,
             "pm05_high": pm_high,

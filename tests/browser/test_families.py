@@ -23,7 +23,9 @@ class FamilyPlayTests(BrowserTestCase):
         self.store_task("simple", kind, "medium")
         page = self.start_browser()
         self.log_in(page, "reasoner", PASSWORD, "/families/")
-        page.locator(f'tr[data-kind="{kind}"]').get_by_role("button", name="medium").click()
+        page.locator(f'tr[data-family="simple"][data-kind="{kind}"]').get_by_role(
+            "button", name="medium"
+        ).click()
         page.wait_for_url(re.compile(r"/families/attempts/\d+/$"))
         attempt = orm(
             lambda: FamilyAttempt.objects.select_related("task").get(

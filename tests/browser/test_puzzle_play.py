@@ -24,7 +24,7 @@ class PuzzlePlayTests(BrowserTestCase):
         self.store_task("puzzles", kind, level)
         page = self.start_browser()
         self.log_in(page, "solver", PASSWORD, "/families/")
-        page.locator(f'tr[data-kind="{kind}"]').get_by_role(
+        page.locator(f'tr[data-family="puzzles"][data-kind="{kind}"]').get_by_role(
             "button", name=level, exact=True
         ).click()
         page.wait_for_url(re.compile(r"/families/attempts/\d+/$"))
@@ -65,7 +65,8 @@ class PuzzlePlayTests(BrowserTestCase):
         )
         page.get_by_role("button", name="Answer").click()
         expect(page.locator("#family-result-heading")).to_have_text("Correct")
-        expect(page.locator("#family-figures")).to_contain_text("4 of 4 rows")
+        e = len(empties)  # LR²Bench's subtasks: the empty cells
+        expect(page.locator("#family-figures")).to_contain_text(f"{e} of {e} empty cells")
         done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
         assert done.correct and done.details["em"] == 1 and json.loads(done.answer) == solution
 
@@ -81,11 +82,12 @@ class PuzzlePlayTests(BrowserTestCase):
                     page.select_option(f'select[name="pick-{e}-{category}"]', value)
         page.get_by_role("button", name="Answer").click()
         expect(page.locator("#family-result-heading")).to_have_text("Correct")
+        cells = len(names) * (len(task.public["variables"]) - 1)  # person × attribute
         expect(page.locator("#family-figures")).to_contain_text(
-            f"{len(names)} of {len(names)} people"
+            f"{cells} of {cells} person attributes"
         )
 
-    def test_a_half_filled_grid_is_scored_by_its_rows(self):
+    def test_a_half_filled_grid_is_scored_by_its_cells_and_rows(self):
         page, attempt = self.start("sudoku")
         solution = attempt.task.hidden["solution"]
         grid = attempt.task.public["grid"]
@@ -96,7 +98,9 @@ class PuzzlePlayTests(BrowserTestCase):
         expect(page.locator("#family-result-heading")).to_have_text("Not correct")
         done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
         complete_rows = sum(all(v for v in row) for row in grid[1:]) + 1
-        assert done.details["answered"] == complete_rows and done.details["right"] == complete_rows
+        by_unit = done.details["by_unit"]  # our own view: rows
+        assert by_unit["given"] == complete_rows and by_unit["right"] == complete_rows
+        assert done.details["right"] == grid[0].count(0)  # LR²Bench's: the cells typed
         blank_row = next(r for r in range(1, 4) if not all(grid[r])) + 1
         expect(page.locator("#family-unread")).to_contain_text(f"row {blank_row} ")
 
@@ -111,7 +115,7 @@ class PuzzlePlayTests(BrowserTestCase):
         page.get_by_role("button", name="Answer").click()
         expect(page.locator("#family-result-heading")).to_have_text("Correct")
         n = len(task.hidden["solution"])
-        expect(page.locator("#family-figures")).to_contain_text(f"{n} of {n} letters")
+        expect(page.locator("#family-figures")).to_contain_text(f"{n} of {n} cipher letters")
 
     def test_a_crossword_typed_into_its_grid(self):
         page, attempt = self.start("crossword")
@@ -134,7 +138,7 @@ class PuzzlePlayTests(BrowserTestCase):
         page.get_by_role("button", name="Answer").click()
         expect(page.locator("#family-result-heading")).to_have_text("Correct")
         n = len(task.hidden["solution"])
-        expect(page.locator("#family-figures")).to_contain_text(f"{n} of {n} words")
+        expect(page.locator("#family-figures")).to_contain_text(f"{n} of {n} entries")
 
     def test_a_drop_quote_rebuilt_in_its_grid(self):
         page, attempt = self.start("dropquote")

@@ -254,6 +254,7 @@ def get_family(name: str) -> Family:
     from engine.core.families import (  # noqa: F401 (they register)
         games,
         korgym,
+        lr2bench,
         puzzles,
         simple,
         unpuzzles,

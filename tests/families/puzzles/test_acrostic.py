@@ -41,12 +41,20 @@ def test_words_tie_to_every_square_once_and_scores(level, seed, data):
     assert not [w for label, w in solution.items() if label != "quote" and w in clue_text]
     score = FAMILY.score(task, FAMILY.reference_answer(task))
     assert score.correct and score.details["cr"] == 1.0
+    # LR²Bench's subtasks: the squares; our own units: clue words and quotation words.
     n = score.details["subtasks"]
-    assert n == len(links) + len(solution["quote"].split())
+    assert n == len(squares)
+    words = len(links) + len(solution["quote"].split())
+    assert score.details["by_unit"] == {"unit": "word", "of": words, "given": words, "right": words}
     label = data.draw(st.sampled_from(sorted(links)))
     wrong = dict(solution)
-    wrong[label] = "Z" * len(solution[label]) if set(solution[label]) != {"Z"} else "Q"
-    assert FAMILY.score(task, wrong).details["s_acc"] == (n - 1) / n
+    wrong[label] = (
+        "Z" * len(solution[label]) if set(solution[label]) != {"Z"} else "Q" * len(solution[label])
+    )
+    off = sum(a != b for a, b in zip(wrong[label], solution[label], strict=True))
+    changed = FAMILY.score(task, wrong).details
+    assert changed["s_acc"] == (n - off) / n  # a clue's letter counts where the quote differs
+    assert changed["by_unit"]["right"] == words - 1
 
 
 def test_deterministic_and_the_square_form():

@@ -128,6 +128,6 @@ def test_answer_forms():
     first = next(iter(solution))
     odd[first] = "12345"
     score = FAMILY.score(task, odd)
-    assert score.details["answered"] == len(solution) - 1
+    assert score.details["by_unit"]["given"] == len(solution) - 1
     assert any("99-Across" in p for p in score.details["unread"])
     assert any(first in p for p in score.details["unread"])

@@ -76,7 +76,7 @@ def test_cryptogram_answer_forms():
     half = dict(list(solution.items())[: len(solution) // 2])
     half["?"] = "A"
     score = FAMILY.score(task, half)
-    assert score.details["answered"] == len(half) - 1
+    assert score.details["by_unit"]["given"] == len(half) - 1
     assert any("not a letter of the cryptogram" in p for p in score.details["unread"])
     # A "deciphered text" that reads one cipher letter two ways leaves that letter unread.
     cipher = task.public["ciphertext"]
@@ -86,7 +86,7 @@ def test_cryptogram_answer_forms():
     if len(positions) > 1:
         plain[positions[1]] = "Z" if plain[positions[1]] != "Z" else "Q"
         clash = FAMILY.score(task, "".join(plain))
-        assert clash.details["answered"] == len(solution) - 1
+        assert clash.details["by_unit"]["given"] == len(solution) - 1
         assert any(p.startswith(f"{first} is read as") for p in clash.details["unread"])
 
 
@@ -109,7 +109,12 @@ def test_dropquote_columns_reference_one_row_changed(level, seed, data):
     wrong = list(rows)
     wrong[r] = wrong[r][::-1] if wrong[r][::-1] != wrong[r] else "Q" * width
     changed = FAMILY.score(task, wrong)
-    assert changed.details["s_acc"] == (n - 1) / n and changed.details["cr"] == 1.0
+    # LR²Bench's subtasks: every cell that is not "#"; our own units: the rows.
+    cells = sum(ch != "#" for row in rows for ch in row)
+    right = cells - sum(a != b and a != "#" for a, b in zip(rows[r], wrong[r], strict=True))
+    assert changed.details["subtasks"] == cells and changed.details["right"] == right
+    assert changed.details["s_acc"] == right / cells and changed.details["cr"] == 1
+    assert changed.details["by_unit"] == {"unit": "row", "of": n, "given": n, "right": n - 1}
 
 
 def test_dropquote_answer_forms():
@@ -126,6 +131,14 @@ def test_dropquote_answer_forms():
     short = [rows[0][:-1]] + rows[1:]
     score = FAMILY.score(task, short)
     if rows[0][-1] != "#":
-        assert score.details["answered"] == len(rows) - 1
+        assert score.details["by_unit"]["given"] == len(rows) - 1
         assert "row 1 has" in score.details["unread"][0]
-    assert FAMILY.score(task, "I do not know").details["answered"] == 0
+    free = FAMILY.score(task, "I do not know").details
+    assert free["by_unit"]["given"] == 0 and (free["cr"], free["right"]) == (0, 0)
+    # Half the letter cells wrong: PM-0.5 as LR²Bench counts cells, not rows.
+    letters = [(i, j) for i, row in enumerate(rows) for j, ch in enumerate(row) if ch != "#"]
+    grid = [list(row) for row in rows]
+    for i, j in letters[: len(letters) // 2]:
+        grid[i][j] = "Q" if grid[i][j] != "Q" else "Z"
+    half = FAMILY.score(task, json.dumps(grid)).details
+    assert half["right"] == len(letters) - len(letters) // 2 and half["pm05"] == 1

@@ -101,7 +101,7 @@ def test_deterministic_byte_for_byte(level):
 @pytest.mark.parametrize("level", LEVELS)
 @settings(max_examples=8, deadline=None)
 @given(seed=seeds, data=st.data())
-def test_reference_scores_one_and_a_swap_costs_two_people(level, seed, data):
+def test_reference_scores_one_and_a_swap_costs_two_cells(level, seed, data):
     task = FAMILY.generate("logic_grid", seed, level=level)
     m = len(task.public["variables"]["names"])
     score = FAMILY.score(task, FAMILY.reference_answer(task))
@@ -111,11 +111,16 @@ def test_reference_scores_one_and_a_swap_costs_two_people(level, seed, data):
     cat = data.draw(st.sampled_from([c for c in task.public["variables"] if c != "names"]))
     rows[a][cat], rows[b][cat] = rows[b][cat], rows[a][cat]
     swapped = FAMILY.score(task, json.dumps(rows))
-    assert swapped.details["s_acc"] == (m - 2) / m and swapped.details["em"] == 0
-    assert swapped.details["cr"] == 1.0
+    # LR²Bench's subtasks: person × attribute (names excluded); our own units: people.
+    cells = m * (len(task.public["variables"]) - 1)
+    assert swapped.details["subtasks"] == cells and swapped.details["right"] == cells - 2
+    assert swapped.details["s_acc"] == (cells - 2) / cells and swapped.details["em"] == 0
+    assert swapped.details["cr"] == 1 and swapped.details["by_unit"]["right"] == m - 2
     del rows[a]
-    missing = FAMILY.score(task, rows)
-    assert missing.details["answered"] == m - 1 and missing.details["right"] == m - 2
+    missing = FAMILY.score(task, rows).details
+    attributes = len(task.public["variables"]) - 1
+    assert missing["right"] == cells - attributes - 1  # a's cells, and b's swapped one
+    assert missing["by_unit"]["given"] == m - 1 and missing["by_unit"]["right"] == m - 2
 
 
 def test_answer_forms():
@@ -140,7 +145,8 @@ def test_answer_forms():
     unknown = [dict(row) for row in solution]
     unknown[0][cats[1]] = "a unicorn"
     score = FAMILY.score(task, unknown)
-    assert score.details["answered"] == len(solution) - 1
+    assert score.details["by_unit"]["given"] == len(solution) - 1
+    assert score.details["right"] == score.details["subtasks"] - 1  # only that cell is lost
     assert any("no known value" in p for p in score.details["unread"])
     assert FAMILY.score(task, "no idea").details["cr"] == 0
 

@@ -1,39 +1,40 @@
-"""LR²Bench's four figures (CR, S-Acc, EM, PM-0.5) on small examples computed by hand, and
-the family's reply parsing."""
+"""Our own per-unit view (rows, people, words: ``by_unit``, never under LR²Bench's names) on
+small examples computed by hand, and the family's reply parsing."""
 
 from __future__ import annotations
 
 import pytest
 
 from engine.core.families.base import get_family
-from engine.core.families.puzzles.common import answer_body, lr2_metrics
+from engine.core.families.puzzles.common import answer_body, unit_metrics
 
 FAMILY = get_family("puzzles")
 
 
 @pytest.mark.parametrize(
-    ("given", "figures"),
+    ("given", "counts"),
     [
-        # 4 subtasks: all right
-        (["a", "b", "c", "d"], (1.0, 1.0, 1, 1)),
-        # two right, one wrong, one not answered: CR 3/4, S-Acc 2/4, PM at exactly one half
-        (["a", "x", None, "d"], (0.75, 0.5, 0, 1)),
-        # one right of four: below one half
-        (["a", None, None, "z"], (0.5, 0.25, 0, 0)),
-        # nothing answered
-        ([None, None, None, None], (0.0, 0.0, 0, 0)),
-        # everything answered, everything wrong
-        (["w", "x", "y", "z"], (1.0, 0.0, 0, 0)),
+        (["a", "b", "c", "d"], (4, 4)),  # all given, all right
+        (["a", "x", None, "d"], (3, 2)),  # one wrong, one not given
+        (["a", None, None, "z"], (2, 1)),
+        ([None, None, None, None], (0, 0)),
+        (["w", "x", "y", "z"], (4, 0)),
     ],
 )
-def test_the_four_figures_by_hand(given, figures):
-    metrics = lr2_metrics(["a", "b", "c", "d"], given)
-    assert (metrics.cr, metrics.s_acc, metrics.em, metrics.pm05) == figures
+def test_our_own_units_by_hand(given, counts):
+    metrics = unit_metrics(["a", "b", "c", "d"], given)
+    assert (metrics.answered, metrics.right) == counts
+    assert metrics.as_dict("row") == {
+        "unit": "row",
+        "of": 4,
+        "given": counts[0],
+        "right": counts[1],
+    }
 
 
 def test_subtask_lists_must_match():
     with pytest.raises(ValueError):
-        lr2_metrics(["a"], ["a", "b"])
+        unit_metrics(["a"], ["a", "b"])
 
 
 def test_answer_blocks_and_replies():

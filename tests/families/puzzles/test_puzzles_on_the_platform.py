@@ -1,6 +1,7 @@
 """Constraint puzzles on the platform: the runner plays baselines and a chat model behind
 the local fake server through each type, structured answers over the API, and the board's
-four LR²Bench figures per type and size, checked against values computed by hand."""
+four LR²Bench figures per type and size (pooled per level over LR²Bench's subtasks),
+checked against values computed by hand."""
 
 from __future__ import annotations
 
@@ -75,8 +76,11 @@ def test_a_chat_model_through_sudoku_and_the_four_figures_on_the_board():
         number = next(calls)
         if number % 3 == 0:  # no answer block: a parse error
             return FakeResponse(content="I would fill in the grid but I ran out of room.")
-        if number % 3 == 1:  # one cell wrong: 3 of 4 rows right
-            solution[0][0] = solution[0][0] % 4 + 1
+        if number % 3 == 1:  # one empty cell wrong
+            r, c = next(
+                (r, c) for r in range(4) for c in range(4) if task.public["grid"][r][c] == 0
+            )
+            solution[r][c] = solution[r][c] % 4 + 1
             return FakeResponse(content=f"Done.\n<Answer>{json.dumps(solution)}</Answer>")
         return FakeResponse(content=f"Done.\n<Answer>\n{json.dumps(solution)}\n</Answer>")
 
@@ -88,15 +92,21 @@ def test_a_chat_model_through_sudoku_and_the_four_figures_on_the_board():
     assert "6 played, 2 correct, 2 parse error(s)" in out
     row = next(r for r in family_rows() if r.player == "fake-solver")
     figures = row.subtasks
-    # Per attempt (CR, S-Acc, EM, PM): parse errors (0, 0, 0, 0) ×2, one cell wrong
-    # (1, 0.75, 0, 1) ×2, right (1, 1, 1, 1) ×2.
+    # Pooled as LR²Bench pools a level: subtasks are each task's e empty cells; a parse
+    # error gets 0 of e (its subtasks still count), one wrong cell e-1 of e, a right one e.
+    right = total = 0
+    for attempt in FamilyAttempt.objects.filter(model_name="fake-solver").select_related("task"):
+        empty = attempt.task.public["lr2_subtasks"]
+        total += empty
+        right += 0 if attempt.parse_error else empty if attempt.correct else empty - 1
     assert figures.cr == pytest.approx(4 / 6)
-    assert figures.s_acc == pytest.approx((0.75 * 2 + 2) / 6)
+    assert figures.s_acc == pytest.approx(right / total)
     assert figures.em == pytest.approx(2 / 6) and row.success_rate == pytest.approx(2 / 6)
     assert figures.pm05 == pytest.approx(4 / 6)
     assert figures.cr_low < figures.cr < figures.cr_high
+    assert figures.s_acc_low < figures.s_acc < figures.s_acc_high
     page = Client().get("/leaderboard/families/").content.decode()
-    assert 'id="lr2-board"' in page and 'data-metric="s_acc">0.583' in page
+    assert 'id="lr2-board"' in page and f'data-metric="s_acc">{right / total:.3f}' in page
     assert 'data-metric="pm05">0.667' in page
 
 
@@ -126,7 +136,9 @@ def test_structured_answers_over_the_api(make_user):
     answered = client.post(url, {"answer": rows}, format="json")
     assert answered.status_code == 200, answered.content
     result = answered.json()["result"]
-    assert result["details"]["s_acc"] == 0.5 and result["details"]["pm05"] == 1
+    # LR²Bench's subtasks: 4 people × 3 attributes; the swap costs two of the 12 cells.
+    assert result["details"]["right"] == 10 and result["details"]["subtasks"] == 12
+    assert result["details"]["by_unit"]["right"] == 2 and result["details"]["pm05"] == 1
     assert not result["correct"] and json.loads(result["answer"]) == rows
     assert json.loads(result["reference_answer"]) == task.hidden["solution"]
     again = client.post(url, {"answer": rows}, format="json")

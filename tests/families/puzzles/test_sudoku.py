@@ -60,7 +60,7 @@ def test_the_same_arguments_give_the_same_puzzle_byte_for_byte(level):
 @pytest.mark.parametrize("level", LEVELS)
 @settings(max_examples=10, deadline=None)
 @given(seed=seeds, data=st.data())
-def test_reference_scores_one_and_one_changed_cell_costs_exactly_one_row(level, seed, data):
+def test_reference_scores_one_and_one_changed_cell_costs_exactly_one_empty_cell(level, seed, data):
     task = FAMILY.generate("sudoku", seed, level=level)
     n = task.public["size"]
     score = FAMILY.score(task, FAMILY.reference_answer(task))
@@ -71,9 +71,15 @@ def test_reference_scores_one_and_one_changed_cell_costs_exactly_one_row(level, 
     c = data.draw(st.integers(0, n - 1))
     grid[r][c] = grid[r][c] % n + 1
     changed = FAMILY.score(task, json.dumps(grid))
-    assert not changed.correct
-    assert changed.details["s_acc"] == (n - 1) / n and changed.details["cr"] == 1.0
-    assert changed.details["pm05"] == 1
+    # LR²Bench's subtasks: the empty cells (a changed given is none); our own units: rows.
+    empty = sum(row.count(0) for row in task.public["grid"])
+    assert changed.details["subtasks"] == empty == task.public["lr2_subtasks"]
+    if task.public["grid"][r][c] == 0:
+        assert not changed.correct and changed.details["s_acc"] == (empty - 1) / empty
+    else:
+        assert changed.correct and changed.details["s_acc"] == 1.0
+    assert changed.details["cr"] == 1 and changed.details["pm05"] == 1
+    assert changed.details["by_unit"] == {"unit": "row", "of": n, "given": n, "right": n - 1}
 
 
 def test_answer_forms_and_what_cannot_be_read():
@@ -91,12 +97,15 @@ def test_answer_forms_and_what_cannot_be_read():
         assert FAMILY.score(task, form).correct, form
     partial = [solution[0], [0] * 9, solution[2][:8], "not a row"] + solution[4:]
     score = FAMILY.score(task, json.dumps(partial))
-    assert score.details["answered"] == 6 and score.details["right"] == 6
-    assert score.details["cr"] == 6 / 9
+    assert score.details["by_unit"]["given"] == 6 and score.details["by_unit"]["right"] == 6
+    grid = task.public["grid"]
+    right = sum(row.count(0) for i, row in enumerate(grid) if i in (0, 4, 5, 6, 7, 8))
+    right += grid[2][:8].count(0)  # the short row's cells still count, cell by cell
+    assert score.details["right"] == right and score.details["cr"] == 1
     assert any("row 2" in problem for problem in score.details["unread"])
     blank = FAMILY.score(task, "")
     assert blank.details["cr"] == 0 and blank.value == 0
-    assert FAMILY.score(task, "I give up").details["answered"] == 0
+    assert FAMILY.score(task, "I give up").details["by_unit"]["given"] == 0
 
 
 def test_nothing_of_the_solution_is_public():

@@ -1,10 +1,13 @@
-"""Constraint puzzles (LR²Bench-style), generated afresh with unique solutions.
+"""Constraint puzzles of LR²Bench's six types, generated afresh with unique solutions.
 
-LR²Bench's release is 850 fixed puzzles with public answers; this family generates new ones
-from ``(size/difficulty, seed)``, each proven to have exactly one solution by a SAT solver
-where the type has a solution to prove unique (Sudoku, logic grids), and scores answers with
-LR²Bench's four figures (``common.lr2_metrics``). Each puzzle type is one module here; the
-family only dispatches to them.
+LR²Bench's release is 850 fixed puzzles with public answers (imported as the family
+``lr2bench``); this family generates new ones from ``(size/difficulty, seed)``, each proven
+to have exactly one solution by a SAT solver where the type has a solution to prove unique
+(Sudoku, logic grids). Answers are read in our lenient formats and scored with LR²Bench's
+four figures over LR²Bench's own subtasks (``PuzzleKind.lr2_gold`` / ``lr2_prediction``
+counted by ``lr2bench.scoring.count``); our per-row/person/word view is kept beside them
+under its own name, ``by_unit``. Each puzzle type is one module here; the family only
+dispatches to them.
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from engine.core.families.base import (
     Score,
     register,
 )
+from engine.core.families.lr2bench import scoring as lr2
 from engine.core.families.puzzles.common import (
     ANSWER_BLOCK,
     PuzzleKind,
     answer_body,
-    lr2_metrics,
+    unit_metrics,
 )
 
 
@@ -44,7 +48,7 @@ def _kinds() -> dict[str, PuzzleKind]:
 
 class ConstraintPuzzles(Family):
     name = "puzzles"
-    title = "Constraint puzzles (LR²Bench-style)"
+    title = "Constraint puzzles (LR²Bench's six types, generated)"
     structured_answers = True
     metrics = ("cr", "s_acc", "em", "pm05")
 
@@ -75,21 +79,35 @@ class ConstraintPuzzles(Family):
         rng = random.Random(f"puzzles/{kind}/{sorted(params.items())}/{seed}")
         public, hidden = self.puzzles[kind].generate(rng, params)
         puzzle = self.puzzles[kind]
-        public["subtask"] = puzzle.subtask_name
-        public["subtasks"] = puzzle.subtask_plural or f"{puzzle.subtask_name}s"
+        public["subtasks"] = puzzle.lr2_units
+        public["lr2_subtasks"] = lr2.count(puzzle.lr2_type, puzzle.lr2_gold(public, hidden), None)[
+            1
+        ]
         return public, hidden
 
     def reference_answer(self, instance: FamilyInstance) -> str:
         return self.puzzles[instance.kind].render(instance.hidden)
 
     def score(self, instance: FamilyInstance, answer: Any) -> Score:
+        """LR²Bench's figures over its subtasks (``correct`` is its EM, ``value`` its
+        S-Acc for this item), with our own units under ``by_unit``."""
         puzzle = self.puzzles[instance.kind]
-        reading = puzzle.read(instance.public, answer_body(answer))
-        metrics = lr2_metrics(puzzle.expected(instance.hidden), reading.subtasks)
-        details = metrics.as_dict()
+        public, hidden = instance.public, instance.hidden
+        body = answer_body(answer)
+        prediction = puzzle.lr2_prediction(public, body)
+        right, subtasks = lr2.count(
+            puzzle.lr2_type,
+            puzzle.lr2_gold(public, hidden),
+            lr2.NOTHING if prediction is None else prediction,
+        )
+        item = lr2.ItemScore(prediction is not None, right, subtasks)
+        details = item.as_details()
+        reading = puzzle.read(public, body)
+        units = unit_metrics(puzzle.expected(hidden), reading.subtasks)
+        details["by_unit"] = units.as_dict(puzzle.subtask_name)
         if reading.problems:
             details["unread"] = reading.problems[:50]
-        return Score(bool(metrics.em), metrics.s_acc, details)
+        return Score(item.em, item.s_acc, details)
 
     def prompt(self, instance: FamilyInstance) -> str:
         puzzle = self.puzzles[instance.kind]

@@ -8,9 +8,12 @@ then another quotation, until it succeeds). Every letter of every answer is tied
 square of the quotation (same letter), so a solved clue fills squares of the quotation and
 a guessed quotation word gives letters of clues, as in a printed acrostic.
 
-Subtasks are the clue answers and the quotation's words: an answer is read as clue words
-(``{"A": "WORD", …, "quote": "THE QUOTATION"}``) or, as LR²Bench writes it, as the letter
-of every numbered square (``{"1": "N", "2": "E", …}``), from which the words are read.
+An answer is read as clue words (``{"A": "WORD", …, "quote": "THE QUOTATION"}``) or, as
+LR²Bench writes it, as the letter of every numbered square (``{"1": "N", "2": "E", …}``).
+LR²Bench's subtasks are the numbered squares: one is right when the answer puts the
+quotation's letter in it (clue words and quotation words are spread over their squares;
+a clue's letter is kept where the quotation gives another). Our own units (``by_unit``)
+are the clue answers and the quotation's words.
 """
 
 from __future__ import annotations
@@ -90,6 +93,8 @@ def _gives_away(words: list[tuple[str, str]]) -> bool:
 
 class Acrostic(PuzzleKind):
     subtask_name = "word"
+    lr2_type = "acrostic"
+    lr2_units = "squares"
     kind = Kind(
         "acrostic",
         "Acrostic: clue words whose letters spell a quotation",
@@ -163,6 +168,39 @@ class Acrostic(PuzzleKind):
 
     def render(self, hidden) -> str:
         return json.dumps(hidden["solution"])
+
+    def lr2_gold(self, public, hidden) -> Any:
+        letters = [ch for ch in hidden["quote"].upper() if ch.isalpha()]
+        return {str(number): letter for number, letter in enumerate(letters, 1)}
+
+    def lr2_prediction(self, public, answer) -> Any | None:
+        mapping = maybe_json(answer)
+        if isinstance(mapping, str):
+            mapping = _lines(mapping)
+        if not isinstance(mapping, dict):
+            return None
+        squares = {str(k).strip(): v for k, v in mapping.items() if str(k).strip().isdigit()}
+        if squares:
+            return squares
+        letters: dict[str, str] = {}
+        for key, value in mapping.items():
+            label = str(key).strip().upper()
+            word = letters_only(value)
+            if label in public["links"] and word and len(word) == len(public["links"][label]):
+                for number, letter in zip(public["links"][label], word, strict=True):
+                    letters[str(number)] = letter
+        quote = next(
+            (v for k, v in mapping.items() if str(k).strip().lower() in ("quote", "quotation")),
+            None,
+        )
+        if isinstance(quote, str):
+            found = re.findall(r"[A-Z]+(?:'[A-Z]+)?", quote.upper())
+            for word, numbers in zip(found, _quote_words(public["shape"]), strict=False):
+                word = word.replace("'", "")
+                if len(word) == len(numbers):
+                    for number, letter in zip(numbers, word, strict=True):
+                        letters.setdefault(str(number), letter)
+        return letters or None
 
     def answer_help(self, public) -> str:
         return (

@@ -1,18 +1,21 @@
-"""What every constraint-puzzle kind shares: the LR²Bench metrics and the kind contract.
+"""What every constraint-puzzle kind shares: its own reading of answers, and the kind
+contract.
 
-LR²Bench (Chen et al., 2025) scores an answer by its *subtasks* (for a Sudoku its rows, for a
-crossword its words, …) with four figures:
+Two views of an answer:
 
-* **Completion Ratio (CR)**: the share of subtasks the answer gives (a value of the right
-  shape, right or wrong);
-* **Subtask Accuracy (S-Acc)**: the share of subtasks answered correctly;
-* **Exact Match (EM)**: 1 when every subtask is right;
-* **Partial Match (PM-0.5)**: 1 when at least half the subtasks are right (S-Acc ≥ 0.5).
+* **LR²Bench's figures** (CR, S-Acc, EM, PM-0.5; ``engine.core.families.lr2bench.scoring``)
+  with LR²Bench's subtasks: a kind gives its solution in LR²Bench's gold form
+  (``PuzzleKind.lr2_gold``) and the answer, read leniently, in LR²Bench's answer form
+  (``PuzzleKind.lr2_prediction``, None when nothing can be read: the item's CR is then 0);
+  LR²Bench's own counting then scores it.
+* **Our own units** (``by_unit`` in a score's details: a Sudoku's or drop quote's rows, a
+  logic grid's people, a crossword's or acrostic's words, a cryptogram's letters): each
+  kind says what they are (``PuzzleKind.expected``) and reads an answer into the same list
+  (``PuzzleKind.read``), ``None`` where the answer gives nothing it can read. These are not
+  LR²Bench's units, and are never reported under its names.
 
-Each kind says what its subtasks are (``PuzzleKind.expected``) and reads an answer into the
-same list of subtasks (``PuzzleKind.read``), ``None`` where the answer gives nothing it can
-read; the reader is lenient about form (spaces, case, quotes, JSON or plain lines) but never
-guesses, and names what it could not read.
+The readers are lenient about form (spaces, case, quotes, JSON or plain lines) but never
+guess, and name what they could not read.
 """
 
 from __future__ import annotations
@@ -29,41 +32,20 @@ from engine.core.families.base import Kind
 
 @dataclass(frozen=True)
 class Metrics:
+    """Our own per-unit view of one answer (rows, people, words…): how many units the
+    answer gives in a readable form and how many it gets right."""
+
     subtasks: int
     answered: int
     right: int
 
-    @property
-    def cr(self) -> float:
-        return self.answered / self.subtasks if self.subtasks else 0.0
-
-    @property
-    def s_acc(self) -> float:
-        return self.right / self.subtasks if self.subtasks else 0.0
-
-    @property
-    def em(self) -> int:
-        return int(self.subtasks > 0 and self.right == self.subtasks)
-
-    @property
-    def pm05(self) -> int:
-        return int(self.subtasks > 0 and self.s_acc >= 0.5)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "subtasks": self.subtasks,
-            "answered": self.answered,
-            "right": self.right,
-            "cr": self.cr,
-            "s_acc": self.s_acc,
-            "em": self.em,
-            "pm05": self.pm05,
-        }
+    def as_dict(self, unit: str) -> dict[str, Any]:
+        return {"unit": unit, "of": self.subtasks, "given": self.answered, "right": self.right}
 
 
-def lr2_metrics(expected: Sequence[Any], given: Sequence[Any | None]) -> Metrics:
-    """The four figures for one answer: ``given[i]`` is the answer's subtask ``i`` (``None``
-    when it gives none); a subtask is right when it equals ``expected[i]``."""
+def unit_metrics(expected: Sequence[Any], given: Sequence[Any | None]) -> Metrics:
+    """Our own units for one answer: ``given[i]`` is the answer's unit ``i`` (``None``
+    when it gives none); a unit is right when it equals ``expected[i]``."""
     if len(given) != len(expected):
         raise ValueError("given and expected must list the same subtasks")
     answered = sum(value is not None for value in given)
@@ -85,8 +67,10 @@ class PuzzleKind(ABC):
     """One puzzle type. Deterministic: ``generate`` uses only the ``rng`` it is given."""
 
     kind: Kind
-    subtask_name: str  # "row", "word", "letter", … for reports
+    subtask_name: str  # our own unit: "row", "word", "letter", … for reports
     subtask_plural: str = ""  # when not subtask_name + "s"
+    lr2_type: str  # LR²Bench's name of the type ("sudoku", "drop", "logic", …)
+    lr2_units: str  # LR²Bench's subtasks, for reports ("empty cells", "squares", …)
 
     @abstractmethod
     def generate(self, rng, params: Mapping[str, int]) -> tuple[dict, dict]:
@@ -100,6 +84,15 @@ class PuzzleKind(ABC):
     @abstractmethod
     def read(self, public: Mapping[str, Any], answer: Any) -> Reading:
         """The answer (text, or the structured form the API takes) read into subtasks."""
+
+    @abstractmethod
+    def lr2_gold(self, public: Mapping[str, Any], hidden: Mapping[str, Any]) -> Any:
+        """The solution as LR²Bench's ``answer.json`` writes a gold answer of the type."""
+
+    @abstractmethod
+    def lr2_prediction(self, public: Mapping[str, Any], answer: Any) -> Any | None:
+        """The answer (read as leniently as ``read``) in LR²Bench's answer form, or None
+        when nothing in it can be read."""
 
     @abstractmethod
     def render(self, hidden: Mapping[str, Any]) -> str:

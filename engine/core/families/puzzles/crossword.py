@@ -10,8 +10,8 @@ entry has one number). The solution is the set of placed words: the clues and th
 letters determine it for a solver who knows the words; there is no SAT proof here, since
 what makes it the only answer is the language.
 
-Subtasks are the entries (LR²Bench's words), Across then Down by number: an entry is
-answered when the answer gives letters for it, and right when they are the word.
+The subtasks, LR²Bench's as ours, are the entries (the keys of LR²Bench's gold mapping),
+Across then Down by number: one is right when the answer gives the entry's word.
 """
 
 from __future__ import annotations
@@ -152,6 +152,8 @@ def numbering(placed) -> dict[tuple[int, int], int]:
 
 class Crossword(PuzzleKind):
     subtask_name = "word"
+    lr2_type = "crossword"
+    lr2_units = "entries"
     kind = Kind(
         "crossword",
         "Crossword from a word list with definition clues",
@@ -215,6 +217,14 @@ class Crossword(PuzzleKind):
 
     def render(self, hidden) -> str:
         return json.dumps(hidden["solution"])
+
+    def lr2_gold(self, public, hidden) -> Any:
+        return dict(hidden["solution"])
+
+    def lr2_prediction(self, public, answer) -> Any | None:
+        reading = self.read(public, answer)
+        read = {k: v for k, v in zip(public["clues"], reading.subtasks, strict=True) if v}
+        return read or None
 
     def answer_help(self, public) -> str:
         return (

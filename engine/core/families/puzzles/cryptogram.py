@@ -1,9 +1,9 @@
 """Cryptograms: a public-domain sentence enciphered by a random letter substitution.
 
 Every letter is replaced by another (never by itself); spaces and punctuation stay. Some
-letters may be revealed as hints. The subtasks are the cipher letters that occur (as in
-LR²Bench's mapping answers), in alphabetical order: a subtask is answered when the answer
-maps that cipher letter to a letter, and right when it is the plain letter.
+letters may be revealed as hints. The subtasks, LR²Bench's as ours, are the cipher letters
+that occur (the keys of LR²Bench's gold mapping), in alphabetical order: one is right when
+the answer maps that cipher letter to its plain letter.
 
 Answers: a mapping {"X": "A", …} (JSON, Python-style, or lines "X -> A", "X=A", "X: A"),
 or the deciphered text itself, from which the mapping is read (a cipher letter read as two
@@ -36,6 +36,8 @@ def derangement(rng) -> dict[str, str]:
 
 class Cryptogram(PuzzleKind):
     subtask_name = "letter"
+    lr2_type = "cryptogram"
+    lr2_units = "cipher letters"
     kind = Kind(
         "cryptogram",
         "Cryptogram: a sentence under a letter substitution",
@@ -80,6 +82,14 @@ class Cryptogram(PuzzleKind):
 
     def render(self, hidden) -> str:
         return json.dumps(hidden["solution"])
+
+    def lr2_gold(self, public, hidden) -> Any:
+        return dict(hidden["solution"])
+
+    def lr2_prediction(self, public, answer) -> Any | None:
+        reading = self.read(public, answer)
+        read = {c: v for c, v in zip(public["letters"], reading.subtasks, strict=True) if v}
+        return read or None
 
     def answer_help(self, public) -> str:
         return (

@@ -4,12 +4,15 @@ The quotation (capitals) is written row by row into a grid ``width`` columns wid
 may wrap across rows, a space is a black square ``#`` and the last row is padded with
 ``#``. The player is given the grid's shape, the black squares, the punctuation in place,
 and for each column its letters in alphabetical order ("dropped" out of the grid); they
-put every column's letters back. The subtasks are the rows (as in LR²Bench): a row is
-answered when the answer gives ``width`` characters for it, and right when they are the
-quotation's.
+put every column's letters back. LR²Bench's subtasks are the grid's cells that are not
+black (its letters and the punctuation shown in place): one is right when the answer's
+cell at the same place holds the same character. Our own units (``by_unit``) are the rows:
+a row is given when the answer has ``width`` characters for it, and right when they are
+the quotation's.
 
 Answers: a JSON list of rows, each a string or a list of characters (LR²Bench writes
-``[["I", "T", "#", …], …]``), or one row a line; ``#`` or a space for a black square.
+``[["I", "T", "#", …], …]``), or one row a line (as many lines as the grid has rows; free
+text that is not the grid reads as nothing); ``#`` or a space for a black square.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ def layout(text: str, width: int) -> list[str]:
 
 class DropQuote(PuzzleKind):
     subtask_name = "row"
+    lr2_type = "drop"
+    lr2_units = "letter cells"
     kind = Kind(
         "dropquote",
         "Drop quote: a quotation's letters dropped out of their columns",
@@ -75,6 +80,16 @@ class DropQuote(PuzzleKind):
     def expected(self, hidden) -> list[Any]:
         return list(hidden["solution"])
 
+    def lr2_gold(self, public, hidden) -> Any:
+        return [list(row) for row in hidden["solution"]]
+
+    def lr2_prediction(self, public, answer) -> Any | None:
+        rows = _rows(public, answer)
+        if not isinstance(rows, list):
+            return None
+        grid = [list(_cells(row)) if _cells(row) is not None else [] for row in rows]
+        return grid if any(grid) else None
+
     def render(self, hidden) -> str:
         return json.dumps(hidden["solution"])
 
@@ -99,25 +114,18 @@ class DropQuote(PuzzleKind):
 
     def read(self, public: Mapping[str, Any], answer: Any) -> Reading:
         width, count = public["width"], len(public["shape"])
-        rows = maybe_json(answer)
-        if isinstance(rows, str):
-            rows = [line for line in rows.splitlines() if line.strip()]
+        rows = _rows(public, answer)
         subtasks: list[Any] = [None] * count
         problems: list[str] = []
         if not isinstance(rows, list):
-            return Reading(subtasks, ["the answer is not a list of rows"])
+            return Reading(subtasks, ["the answer is not a list of rows (nor one line a row)"])
         if len(rows) != count:
             problems.append(f"the answer has {len(rows)} rows, not {count}")
         for index, row in enumerate(rows[:count]):
-            if isinstance(row, list) and all(isinstance(ch, str) for ch in row):
-                row = "".join(ch if ch.strip() else BLACK for ch in row)
-            if not isinstance(row, str):
+            cells = _cells(row)
+            if cells is None:
                 problems.append(f"row {index + 1} is not text")
                 continue
-            cells = row.rstrip("\r\n")
-            if len(cells) >= 2 and cells[0] == cells[-1] and cells[0] in "\"'":
-                cells = cells[1:-1]  # a quoted row
-            cells = cells.upper().replace(" ", BLACK)  # spaces are black squares, kept
             shape = public["shape"][index]
             if len(cells) < width and set(shape[len(cells) :]) == {BLACK}:
                 cells = cells.ljust(width, BLACK)  # trailing blacks left off: the shape has them
@@ -126,6 +134,28 @@ class DropQuote(PuzzleKind):
                 continue
             subtasks[index] = cells
         return Reading(subtasks, problems)
+
+
+def _rows(public: Mapping[str, Any], answer: Any) -> Any:
+    """The answer's rows: a JSON list, or one line a row when the text has as many lines
+    as the grid has rows (free text is not a grid: it reads as nothing)."""
+    rows = maybe_json(answer)
+    if isinstance(rows, str):
+        lines = [line for line in rows.splitlines() if line.strip()]
+        return lines if len(lines) == len(public["shape"]) else None
+    return rows
+
+
+def _cells(row: Any) -> str | None:
+    """A row as capitals with ``#`` for black squares, or None when it is not text."""
+    if isinstance(row, list) and all(isinstance(ch, str) for ch in row):
+        row = "".join(ch if ch.strip() else BLACK for ch in row)
+    if not isinstance(row, str):
+        return None
+    cells = row.rstrip("\r\n")
+    if len(cells) >= 2 and cells[0] == cells[-1] and cells[0] in "\"'":
+        cells = cells[1:-1]  # a quoted row
+    return cells.upper().replace(" ", BLACK)  # spaces are black squares, kept
 
 
 KINDS = (DropQuote(),)

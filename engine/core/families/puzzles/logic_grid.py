@@ -15,8 +15,11 @@ every clue) has exactly one solution, then removed one by one wherever the puzzl
 unique: the clue set is *minimal* (no clue can be dropped) and *sufficient* (the solver's
 UNSAT proof, with a clause forbidding the hidden assignment, shows no other answer exists).
 
-Subtasks are the people (LR²Bench's rows): a person is answered when the answer gives a
-known value of every category for them, and right when all of them are.
+LR²Bench's subtasks are the cells person × attribute (every category but the first, the
+names): the answer's entry for a person is the first naming them, and each of its values
+is right when it is the person's. Our own units (``by_unit``) are the people: a person is
+given when the answer has a known value of every category for them, and right when all
+of them are.
 """
 
 from __future__ import annotations
@@ -134,6 +137,8 @@ class Encoding:
 class LogicGrid(PuzzleKind):
     subtask_name = "person"
     subtask_plural = "people"
+    lr2_type = "logic"
+    lr2_units = "person attributes"
     kind = Kind(
         "logic_grid",
         "Logic grid puzzle: who has what, from clues",
@@ -265,6 +270,37 @@ class LogicGrid(PuzzleKind):
     def render(self, hidden) -> str:
         return json.dumps(hidden["solution"], indent=1)
 
+    def lr2_gold(self, public, hidden) -> Any:
+        # Names first, whatever order the stored JSON kept (PostgreSQL's jsonb sorts keys):
+        # LR²Bench finds a person by the gold's first category.
+        return [
+            {"names": person["names"], **{k: v for k, v in person.items() if k != "names"}}
+            for person in hidden["solution"]
+        ]
+
+    def lr2_prediction(self, public, answer) -> Any | None:
+        """Every entry of the answer with the values it gives that are known (any case,
+        spacing), keyed by category; None when no entry gives one."""
+        variables: dict[str, list[str]] = public["variables"]
+        rows = _answer_rows(answer, variables)
+        if not isinstance(rows, list):
+            return None
+        lookup = {cat: {_key(v): v for v in values} for cat, values in variables.items()}
+        cat_keys = {_key(cat): cat for cat in variables}
+        people = []
+        for row in rows:
+            if not isinstance(row, dict):
+                continue
+            person = {}
+            for key, raw in row.items():
+                cat = cat_keys.get(_key(str(key)))
+                value = lookup[cat].get(_key(str(raw))) if cat and raw is not None else None
+                if value is not None:
+                    person[cat] = value
+            if person:
+                people.append(person)
+        return people or None
+
     def random_answer(self, public, rng) -> str:
         variables = public["variables"]
         columns = {cat: rng.sample(values, len(values)) for cat, values in variables.items()}
@@ -282,12 +318,8 @@ class LogicGrid(PuzzleKind):
         lookup = {
             cat: {_key(value): value for value in values} for cat, values in variables.items()
         }
-        rows = maybe_json(answer)
+        rows = _answer_rows(answer, variables)
         problems: list[str] = []
-        if isinstance(rows, str):
-            rows = _rows_from_lines(rows, variables)
-        if isinstance(rows, dict):  # {"Asher": {...}, ...}
-            rows = [{"names": key, **val} for key, val in rows.items() if isinstance(val, dict)]
         subtasks: list[Any] = [None] * len(names)
         if not isinstance(rows, list):
             return Reading(subtasks, ["the answer is not a list of people"])
@@ -317,6 +349,16 @@ class LogicGrid(PuzzleKind):
             else:
                 subtasks[index] = tuple(sorted(values.items()))
         return Reading(subtasks, problems)
+
+
+def _answer_rows(answer: Any, variables: Mapping[str, list[str]]) -> Any:
+    """The answer's entries: a JSON list of objects, an object keyed by name, or lines."""
+    rows = maybe_json(answer)
+    if isinstance(rows, str):
+        rows = _rows_from_lines(rows, variables)
+    if isinstance(rows, dict):  # {"Asher": {...}, ...}
+        rows = [{"names": key, **val} for key, val in rows.items() if isinstance(val, dict)]
+    return rows
 
 
 def _key(text: str) -> str:

@@ -11,8 +11,10 @@ emptied (``holes``, in percent, up to as many as uniqueness allows), and one mea
 whether naked and hidden singles alone solve the puzzle (``"singles"``) or it needs search
 (``"search"``), stored with the puzzle.
 
-Subtasks are the rows (as in LR²Bench): a row is *answered* when the answer gives it as
-``n`` numbers from 1 to ``n`` and right when it equals the solution's row.
+LR²Bench's subtasks are the puzzle's empty cells: one is right when the answer's cell at
+the same place is the solution's (``lr2_prediction`` reads the answer's grid cell by cell).
+Our own units (``by_unit``) are the rows: a row is given when the answer writes it as ``n``
+numbers from 1 to ``n`` and right when it equals the solution's row.
 """
 
 from __future__ import annotations
@@ -167,6 +169,8 @@ def format_grid(grid: list[list[int]]) -> str:
 
 class Sudoku(PuzzleKind):
     subtask_name = "row"
+    lr2_type = "sudoku"
+    lr2_units = "empty cells"
     kind = Kind(
         "sudoku",
         "Sudoku (4×4, 9×9, 16×16) with a unique solution",
@@ -219,6 +223,25 @@ class Sudoku(PuzzleKind):
     def expected(self, hidden) -> list[Any]:
         return [tuple(row) for row in hidden["solution"]]
 
+    def lr2_gold(self, public, hidden) -> Any:
+        return {"grid": public["grid"], "answer": hidden["solution"]}
+
+    def lr2_prediction(self, public, answer) -> Any | None:
+        """The answer's grid, cell by cell (a digit written as text counts as its number);
+        None when no row can be read."""
+        rows = _grid_rows(answer, public["size"])
+        if not isinstance(rows, list):
+            return None
+        grid = []
+        for row in rows:
+            if isinstance(row, str):
+                row = [int(d) for d in re.findall(r"\d+", row)]
+            if not isinstance(row, list):
+                grid.append([])
+                continue
+            grid.append([int(v) if isinstance(v, str) and v.strip().isdigit() else v for v in row])
+        return grid if any(grid) else None
+
     def render(self, hidden) -> str:
         return format_grid(hidden["solution"])
 
@@ -233,12 +256,7 @@ class Sudoku(PuzzleKind):
 
     def read(self, public: Mapping[str, Any], answer: Any) -> Reading:
         n = public["size"]
-        rows = maybe_json(answer)
-        if isinstance(rows, str):
-            lines = [line for line in rows.splitlines() if re.search(r"\d", line)]
-            rows = [re.findall(r"\d+", line) for line in lines]
-            if n <= 9:  # "4231" written without separators
-                rows = [list(r[0]) if len(r) == 1 and len(r[0]) == n else r for r in rows]
+        rows = _grid_rows(answer, n)
         problems: list[str] = []
         subtasks: list[Any] = [None] * n
         if not isinstance(rows, list):
@@ -252,6 +270,17 @@ class Sudoku(PuzzleKind):
             else:
                 subtasks[index] = values
         return Reading(subtasks, problems)
+
+
+def _grid_rows(answer: Any, n: int) -> Any:
+    """The answer's rows: a JSON (or Python-style) list, or lines of numbers."""
+    rows = maybe_json(answer)
+    if isinstance(rows, str):
+        lines = [line for line in rows.splitlines() if re.search(r"\d", line)]
+        rows = [re.findall(r"\d+", line) for line in lines]
+        if n <= 9:  # "4231" written without separators
+            rows = [list(r[0]) if len(r) == 1 and len(r[0]) == n else r for r in rows]
+    return rows
 
 
 def _row_values(row: Any, n: int) -> tuple[int, ...] | None:
