@@ -32,8 +32,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--level",
             default=None,
-            help="the level (default: easy; for an imported family its first level, "
-            "e.g. the unpuzzles' reading deepmind)",
+            help="the level (default: easy; for an imported family every stored level, "
+            "e.g. LR²Bench's sizes or the unpuzzles' readings that were imported)",
         )
         parser.add_argument("--count", type=int, default=10)
         parser.add_argument("--seed", type=int, default=0)
@@ -107,10 +107,13 @@ class Command(BaseCommand):
         if o["round"]:
             tasks = _round_tasks(o["round"], family.name, kind, o["level"])
         elif getattr(family, "imported", False):
-            # A human-written family (unpuzzles): every stored task of the kind and level
-            # (for the unpuzzles, the level is the reading their answers are scored by).
-            level = o["level"] or next(iter(family.kind(kind).levels), "")
-            tasks = list(FamilyTask.objects.filter(family=family.name, kind=kind, level=level))
+            # A published family (unpuzzles, lr2bench): every stored task of the kind, of
+            # the level asked for or of every level (LR²Bench's sizes; for the unpuzzles,
+            # the readings their answers are scored by, as imported).
+            stored = FamilyTask.objects.filter(family=family.name, kind=kind)
+            if o["level"]:
+                stored = stored.filter(level=o["level"])
+            tasks = list(stored)
             if not tasks:
                 raise CommandError(f"no {family.name}/{kind} tasks stored: import them first")
         else:
