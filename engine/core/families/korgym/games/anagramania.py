@@ -35,7 +35,7 @@ def long_words() -> tuple[str, ...]:
 class Anagramania(KorgymGame):
     name = "anagramania"
     folder = "21-Anagramania"
-    title = "Anagramania"
+    title = "Letter Connection"
     dimension = "PR"
     answer_format = "the word"
 

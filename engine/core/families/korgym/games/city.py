@@ -39,7 +39,7 @@ ASKED = ("coastal cities", "inland cities", "population", *FACILITIES)
 class City(KorgymGame):
     name = "city"
     folder = "44-city"
-    title = "City"
+    title = "City Traveller"
     dimension = "MLR"
     answer_format = "an integer"
 

@@ -57,7 +57,7 @@ def _shortest(roads: list[tuple[str, str, int]], start: str, target: str) -> int
 class CityPath(KorgymGame):
     name = "city_path"
     folder = "20-city_path"
-    title = "City Path"
+    title = "Path Planning Problem"
     dimension = "MLR"
     answer_format = "the shortest distance, a whole number"
 

@@ -87,7 +87,7 @@ def chromatic_number(adj: list[list[int]], edges: int) -> int:
 class DiagramColoring(KorgymGame):
     name = "diagram_coloring"
     folder = "42-diagram_coloring"
-    title = "Diagram Coloring"
+    title = "Coloring Issue"
     dimension = "MLR"
     answer_format = "a list of [node, color] pairs, e.g. [[0, 1], [1, 0], [2, 1]]"
 

@@ -59,7 +59,7 @@ def fitting(length: int, rules: list[list], words: frozenset[str]) -> set[str]:
 class GuessWord(KorgymGame):
     name = "guessword"
     folder = "2-GuessWord"
-    title = "Guess Word"
+    title = "Crossword Puzzle"
     dimension = "PR"
     answer_format = "one English word"
     unordered = ("current_valid_words",)

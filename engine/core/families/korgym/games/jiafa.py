@@ -46,7 +46,7 @@ SYMBOLS = (
 class Jiafa(KorgymGame):
     name = "jiafa"
     folder = "16-jiafa"
-    title = "Jiafa (symbol sums)"
+    title = "Square Addition"
     dimension = "MLR"
     answer_format = "the column sums as a list, left to right: [12,3,12,-15]"
 

@@ -59,7 +59,7 @@ def _all_off(board: list[list[int]], action: str) -> bool:
 class LightsOut(KorgymGame):
     name = "light_out_game"
     folder = "5-light_out_game"
-    title = "Light Out"
+    title = "Light Out Game"
     dimension = "MLR"
     answer_format = "the cells to press as (row,column), separated by commas: (0,2), (2,1)"
 

@@ -48,7 +48,7 @@ def _walks_every_edge(edges: list[list[str]], action: str) -> bool:
 class OneTouchDrawing(KorgymGame):
     name = "one_touch_drawing"
     folder = "34-one_touch_drawing"
-    title = "One Touch Drawing"
+    title = "One Stroke Drawing"
     dimension = "MLR"
     answer_format = "the nodes of the walk, separated by commas: node 1, node 3, …"
 

@@ -82,7 +82,7 @@ def usable_words() -> tuple[str, ...]:
 class WordEncryption(KorgymGame):
     name = "word_encryption"
     folder = "28-word_encryption"
-    title = "Word Encryption"
+    title = "Word Transformation"
     dimension = "PR"
     answer_format = "the original word"
 

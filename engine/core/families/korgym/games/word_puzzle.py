@@ -120,7 +120,7 @@ def place(rng, words: list[str], size: int) -> list[dict]:
 class WordPuzzle(KorgymGame):
     name = "word_puzzle"
     folder = "8-word_puzzle"
-    title = "Word Puzzle"
+    title = "Word Problem"
     dimension = "PR"
     answer_format = 'the words in clue order, as a list: ["happy", "sad", ...]'
     not_reproduced = ("base64_image",)
