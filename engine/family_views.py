@@ -6,7 +6,6 @@ from axes.helpers import get_client_ip_address
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -23,9 +22,15 @@ def family_list(request):
     return render(request, "engine/families.html", {"families": families.families_catalogue()})
 
 
-def _not_a_participant(user) -> None:
-    if hasattr(user, "participant"):
-        raise PermissionDenied("study participants play their own task set only")
+def _not_a_participant(request):
+    """For a study participant, the study's page saying this task is not theirs (403);
+    None for anyone else."""
+    participant = getattr(request.user, "participant", None)
+    if participant is None:
+        return None
+    from humanstudy.views import not_your_task
+
+    return not_your_task(request, participant)
 
 
 @require_POST
@@ -37,7 +42,9 @@ def play(request):
     Anyone may, as on KUMO's Play entry: an anonymous visitor is signed in as a guest
     account (``engine.practice.do_make_guest``), the same kind KUMO practice makes, once
     their choice is valid."""
-    _not_a_participant(request.user)
+    refused = _not_a_participant(request)
+    if refused is not None:
+        return refused
     try:
         wanted = family_practice.check_family_practice(
             *(request.POST.get(k, "") for k in ("family", "kind", "level")),
@@ -88,8 +95,10 @@ def attempt(request, attempt_id: int):
         FamilyAttempt.objects.select_related("task"), pk=attempt_id, player=request.user
     )
     participant = getattr(request.user, "participant", None)
-    if participant is not None:
-        _study_task_only(participant, current)
+    if participant is not None and not _in_study(participant, current):
+        from humanstudy.views import not_your_task
+
+        return not_your_task(request, participant)
     if request.method == "POST":
         try:
             if "move" in request.POST:
@@ -143,15 +152,14 @@ def attempt(request, attempt_id: int):
     )
 
 
-def _study_task_only(participant, current: FamilyAttempt) -> None:
+def _in_study(participant, current: FamilyAttempt) -> bool:
     """A participant sees a family task only as a task of their own set, once they have
     reached the tasks (the rest of the site's play is not theirs)."""
     from humanstudy.actions import in_task_set
     from humanstudy.models import Participant
 
     stages = (Participant.Stage.TASKS, Participant.Stage.QUESTIONNAIRE, Participant.Stage.COMPLETE)
-    if participant.stage not in stages or not in_task_set(participant, current.task_id):
-        raise PermissionDenied("study participants play their own task set only")
+    return participant.stage in stages and in_task_set(participant, current.task_id)
 
 
 def _client_report(post) -> dict | None:

@@ -181,6 +181,28 @@ def create_participants(count: int) -> list[tuple[Participant, str]]:
     return made
 
 
+def kind_title(task: FamilyTask) -> str:
+    """A family task's kind in words (its family's title for the kind)."""
+    from engine.core.families.base import FamilyError, get_family
+
+    try:
+        return get_family(task.family).kind(task.kind).title
+    except (FamilyError, KeyError):
+        return task.kind.replace("_", " ")
+
+
+def how_played(task: FamilyTask) -> str:
+    from engine.core.families.base import FamilyError, get_family
+
+    try:
+        interactive = getattr(get_family(task.family), "interactive", False)
+    except (FamilyError, KeyError):
+        interactive = False
+    if interactive:
+        return "a game: play it move by move on its page until it ends"
+    return "answer it once, on its page"
+
+
 @dataclass(frozen=True)
 class TaskRow:
     """One task of a participant's set with its play: a KUMO game (``session``) or an
@@ -201,8 +223,15 @@ class TaskRow:
     @property
     def difficulty(self) -> str:
         if self.family_task is not None:
-            return self.family_task.level or "custom"
+            return f"{self.family_task.level or 'custom'} level"
         return f"{self.instance.n_truths} truths / {self.instance.n_actions} actions"
+
+    @property
+    def how(self) -> str:
+        """How the task is played, in words."""
+        if self.family_task is None:
+            return "KUMO game: take actions, then name the one true candidate"
+        return f"{kind_title(self.family_task)}: {how_played(self.family_task)}"
 
     @property
     def played(self):

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from contextvars import ContextVar
+
+from django.conf import settings
 from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
@@ -8,20 +11,45 @@ from humanstudy import actions
 from humanstudy.models import Participant, StudySettings, TaskSet, TaskSetItem
 
 
+def absolute(path: str) -> str:
+    """``path`` as a whole URL: on the address the admin page was opened at, else on
+    ``SITE_URL``."""
+    request = _request.get()
+    return request.build_absolute_uri(path) if request is not None else settings.SITE_URL + path
+
+
+# The request of the admin page being drawn: a read-only field's method gets only the row.
+_request: ContextVar = ContextVar("humanstudy_admin_request", default=None)
+
+
+class RequestAware:
+    """Draws the change form while ``absolute`` knows the request (the response is rendered
+    here, inside the request's context, rather than later by the handler)."""
+
+    def changeform_view(self, request, *args, **kwargs):
+        token = _request.set(request)
+        try:
+            response = super().changeform_view(request, *args, **kwargs)
+            if hasattr(response, "render") and not response.is_rendered:
+                response.render()
+            return response
+        finally:
+            _request.reset(token)
+
+
 @admin.register(StudySettings)
-class StudySettingsAdmin(admin.ModelAdmin):
+class StudySettingsAdmin(RequestAware, admin.ModelAdmin):
     readonly_fields = ("study_link",)
 
     @admin.display(description="study link")
     def study_link(self, obj: StudySettings) -> str:
-        """The link to give the recruitment platform; it appends the participant's label."""
+        """The whole link to give the recruitment platform; it appends the label."""
         if not obj.pk:
             return "saved settings show the link here"
-        path = reverse("humanstudy:join", args=[obj.link_key])
         return format_html(
-            "<code>{}?{}=…</code><br>The platform fills in the participant's ID; change the "
-            "link key to close the link.",
-            path,
+            '<code id="study-link">{}?{}=…</code><br>The platform fills in the '
+            "participant's ID; change the link key to close the link.",
+            absolute(reverse("humanstudy:join", args=[obj.link_key])),
             obj.label_parameter,
         )
 
@@ -30,6 +58,7 @@ class StudySettingsAdmin(admin.ModelAdmin):
         "base_pay",
         "success_bonus",
         "per_action_cost",
+        "currency",
         "min_median_seconds_per_move",
         "max_blind_answers",
         "success_margin_below_chance",
@@ -53,7 +82,7 @@ class TaskSetAdmin(admin.ModelAdmin):
 
 
 @admin.register(Participant)
-class ParticipantAdmin(admin.ModelAdmin):
+class ParticipantAdmin(RequestAware, admin.ModelAdmin):
     list_display = (
         "user",
         "label",
@@ -98,7 +127,7 @@ class ParticipantAdmin(admin.ModelAdmin):
             return "-"
         return format_html(
             "<code>{}</code> (signs this participant in; share it with them only)",
-            reverse("humanstudy:personal-link", args=[obj.link_key]),
+            absolute(reverse("humanstudy:personal-link", args=[obj.link_key])),
         )
 
     actions = ["run_quality_filter"]

@@ -14,6 +14,15 @@ Three kinds:
 * **careless**: answers each task at once, at random, and fails the attention checks;
 * **paste**: plays like the careful one but pastes into the page and leaves it for long
   stretches before moves (what asking a chatbot looks like from the page).
+
+Tasks of the other families (``FamilyTask``) are played on their own page, as a participant
+plays them: a single-shot task's answer form is filled in and sent once, a game's moves are
+sent one by one until it ends. What the bot sends is its :class:`FamilyPlan`, made by the
+command before any bot starts (``family_plan``; a task no plan can be made for refuses the
+rehearsal up front): the careful and paste-happy bots give the family's reference answer
+(its reference moves for a game), the careless bot a random answer (random moves drawn
+from the game's own move words). The bots learn which task is which from their task list
+(the set's name and the positions), never from the database.
 """
 
 from __future__ import annotations
@@ -24,6 +33,90 @@ import random
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
+
+FAMILY_PAGE = re.compile(r"/families/attempts/(\d+)/")
+TASK_SET = re.compile(r'id="task-set">([^<]*)<')
+FAMILY_RESULT = re.compile(r'id="family-result-heading">([^<]+)<')
+# Refused moves in a row after which a careless bot gives up on a game (its move words are
+# all illegal where it stands): the rehearsal reports it instead of looping.
+MAX_REFUSED_IN_A_ROW = 40
+REFUSED = '<p class="error" role="alert">'
+
+
+class Unplayable(Exception):
+    """The bots cannot play this task (``family_plan``): the rehearsal is refused."""
+
+
+@dataclass(frozen=True)
+class FamilyPlan:
+    """What a bot sends for one family task: form fields (single shot) or moves (a game),
+    for the reference policy and for the random one."""
+
+    name: str
+    interactive: bool
+    reference: tuple
+    random: tuple
+    turn_limit: int = 0
+
+
+def _form_fields(form: str | None, public: dict, answer: str) -> tuple[tuple[str, str], ...]:
+    """The fields of the task page's answer form that give ``answer`` (the inverse of the
+    family's ``read_form``) for the forms the bots can fill."""
+    if form is None:
+        return (("answer", answer),)
+    if form == "sudoku":
+        grid = json.loads(answer)
+        return tuple(
+            (f"cell-{r}-{c}", str(value))
+            for r, row in enumerate(grid)
+            for c, value in enumerate(row)
+        )
+    if form == "logic_grid":
+        people = {row["names"]: row for row in json.loads(answer)}
+        names = public["variables"]["names"]
+        return tuple(
+            (f"pick-{e}-{category}", str(people.get(name, {}).get(category, "")))
+            for e, name in enumerate(names)
+            for category in public["variables"]
+            if category != "names"
+        )
+    raise Unplayable(f"the bots cannot fill a {form.replace('_', ' ')} form")
+
+
+def family_plan(task) -> FamilyPlan:
+    """The bots' plan for a stored family task (``engine.models.FamilyTask``), checked: the
+    reference plan must score as solved, else :class:`Unplayable` says why."""
+    from benchmark.family_runner import random_answer
+    from engine.core.families.base import get_family
+
+    family = get_family(task.family)
+    instance = task.to_core()
+    name = f"{task.family}/{task.kind} ({task.level or 'custom'} level)"
+    try:
+        reference = family.reference_answer(instance)
+    except Exception as error:  # noqa: BLE001 - any failure means: no plan
+        raise Unplayable(f"{name}: no reference answer ({error})") from None
+    if getattr(family, "interactive", False):
+        moves = tuple(move.strip() for move in reference.splitlines() if move.strip())
+        if not moves or not family.score(instance, reference).correct:
+            raise Unplayable(f"{name}: its reference moves do not win the game")
+        keys = family.keys(task.kind).values() if hasattr(family, "keys") else ()
+        words = tuple(sorted(set(moves) | set(keys)))
+        limit = int(task.public.get("turn_limit") or 0)
+        return FamilyPlan(name, True, moves, words, limit)
+    form = family.answer_form(task.kind)
+    try:
+        fields = _form_fields(form, task.public, reference)
+        guess = _form_fields(form, task.public, random_answer(instance, random.Random(task.pk)))
+    except Unplayable as error:
+        raise Unplayable(f"{name}: {error}") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise Unplayable(f"{name}: its reference answer does not fit its form ({error})") from None
+    answer = family.read_form(task.kind, task.public, dict(fields)) if form else reference
+    if not family.score(instance, answer).correct:
+        raise Unplayable(f"{name}: its reference answer, sent through its form, is not right")
+    return FamilyPlan(name, False, fields, guess)
+
 
 KINDS = ("careful", "careless", "paste")
 # Bots join with labels shaped like Prolific's IDs (24 hexadecimal digits, the study's
@@ -93,6 +186,7 @@ class Bot:
         rules,
         think: float,
         rng: random.Random,
+        plans: dict[tuple[str, int], FamilyPlan] | None = None,
     ) -> None:
         self.kind = kind
         self.label = label
@@ -103,6 +197,7 @@ class Bot:
         )
         self.think = think
         self.rng = rng
+        self.plans = plans or {}  # (task set name, position) -> FamilyPlan
         self.result = BotResult(kind, label)
 
     # -- pages ---------------------------------------------------------------------------
@@ -156,6 +251,7 @@ class Bot:
         await self._play(played, practice=True)
         page = self._expect(await self._get("/study/practice/"), "/study/practice/")
         page = self._expect(await self._post(page, {"do": "continue"}), "/study/tasks/")
+        task_set = TASK_SET.search(page.text)
         for position in sorted({int(p) for p in TASK_BUTTON.findall(page.text)}):
             tasks = self._expect(await self._get("/study/tasks/"), "/study/tasks/")
             played = await self.http.post(
@@ -164,7 +260,13 @@ class Bot:
                 headers={"Referer": str(tasks.url)},
                 follow_redirects=True,
             )
-            await self._play(played, practice=False)
+            if FAMILY_PAGE.fullmatch(played.url.path):
+                key = (task_set.group(1) if task_set else "", position)
+                if key not in self.plans:
+                    raise BotError(f"no plan for the family task at position {position}")
+                await self._answer_family(played, self.plans[key])
+            else:
+                await self._play(played, practice=False)
         page = self._expect(await self._get("/study/"), "/study/questionnaire/")
         attention = "often" if self.kind == "careless" else "sometimes"
         answers = {"difficulty": "3", "help": "no", "attention": attention, "comment": ""}
@@ -180,11 +282,6 @@ class Bot:
         import websockets
 
         match = re.fullmatch(r"/play/(\d+)/", page.url.path)
-        if re.fullmatch(r"/families/attempts/\d+/", page.url.path):
-            raise BotError(
-                "this task set holds a task of another family; the bots rehearse sets of "
-                "KUMO games only (build a rehearsal set without --family-task)"
-            )
         if not match:
             raise BotError(f"expected the play page, got {page.url.path}")
         parts = urlsplit(self.base_url)
@@ -209,6 +306,67 @@ class Bot:
             if not practice:
                 self.result.games += 1
                 self.result.solved += bool(state.get("result", {}).get("correct"))
+
+    # -- a task of another family, on its page ------------------------------------------------
+
+    async def _send_family(self, page, data: dict[str, str]):
+        """Send the task page's form (with the page's report, as play_signals.js does)."""
+        match = CSRF.search(page.text)
+        if not match or page.status_code != 200:
+            raise BotError(f"no answer form on {page.url.path} ({page.status_code})")
+        response = await self.http.post(
+            page.url.path,
+            data={
+                "csrfmiddlewaretoken": match.group(1),
+                "client": json.dumps(self._report()),
+                **data,
+            },
+            headers={"Referer": str(page.url)},
+            follow_redirects=True,
+        )
+        if response.status_code != 200 or response.url.path != page.url.path:
+            raise BotError(f"POST {page.url.path}: {response.status_code} {response.url.path}")
+        self.result.moves += 1
+        return response
+
+    async def _answer_family(self, page, plan: FamilyPlan) -> None:
+        """Answer a single-shot task once, or play a game move by move until its page shows
+        the result; careful and paste-happy bots follow the reference, the careless bot
+        answers at random."""
+        reference = self.kind != "careless"
+        if not FAMILY_RESULT.search(page.text):
+            if not plan.interactive:
+                if reference:
+                    await asyncio.sleep(self.think * self.rng.uniform(0.8, 1.2))
+                fields = plan.reference if reference else plan.random
+                page = await self._send_family(page, dict(fields))
+            else:
+                page = await self._play_family_game(page, plan, reference)
+        heading = FAMILY_RESULT.search(page.text)
+        if not heading:
+            raise BotError(f"{plan.name}: no result on {page.url.path} after its answer")
+        self.result.games += 1
+        self.result.solved += heading.group(1).strip() == "Correct"
+
+    async def _play_family_game(self, page, plan: FamilyPlan, reference: bool):
+        moves = list(plan.reference)
+        refused = 0
+        while not FAMILY_RESULT.search(page.text):
+            if reference:
+                if not moves:
+                    raise BotError(f"{plan.name}: the reference moves ran out before the end")
+                await asyncio.sleep(self.think * self.rng.uniform(0.8, 1.2))
+                move = moves.pop(0)
+            else:
+                move = self.rng.choice(plan.random)
+            page = await self._send_family(page, {"move": move})
+            if REFUSED not in page.text:  # the page says why a move was refused
+                refused = 0
+            else:
+                refused += 1
+                if reference or refused >= MAX_REFUSED_IN_A_ROW:
+                    raise BotError(f"{plan.name}: the game refused the move {move!r}")
+        return page
 
     def _careful_move(self, state: dict, rules, candidates: list[str]) -> dict:
         """Rule out what the seen outcomes rule out (the guidebook's rules); act while more
@@ -265,6 +423,7 @@ async def run_bots(
     think: float = 2.5,
     concurrency: int = 20,
     seed: int | None = None,
+    plans: dict[tuple[str, int], FamilyPlan] | None = None,
 ) -> list[BotResult]:
     """Run one bot per kind, at most ``concurrency`` at once; ``link`` is the study link
     without its label (…/study/join/<key>/?PROLIFIC_PID=)."""
@@ -282,6 +441,7 @@ async def run_bots(
             rules=rules,
             think=think,
             rng=random.Random(rng.random()),
+            plans=plans,
         )
         async with limit:
             return await bot.run()

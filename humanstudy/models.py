@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -41,6 +42,15 @@ def validate_pattern(value: str) -> None:
         raise ValidationError(f"not a regular expression: {error}") from None
 
 
+def format_money(amount, currency: str) -> str:
+    """``25.00 GBP`` for a currency code (letters), ``£25.00`` for a symbol."""
+    number = f"{Decimal(str(amount)):.2f}"
+    currency = (currency or "").strip()
+    if currency.isalpha() and currency.isascii():
+        return f"{number} {currency}"
+    return f"{currency}{number}"
+
+
 class StudySettings(models.Model):
     """Admin-set study parameters (a single row, created on first use)."""
 
@@ -58,6 +68,12 @@ class StudySettings(models.Model):
     base_pay = models.DecimalField(max_digits=8, decimal_places=2, default=25)
     success_bonus = models.DecimalField(max_digits=8, decimal_places=2, default=15)
     per_action_cost = models.DecimalField(max_digits=8, decimal_places=2, default="0.10")
+    currency = models.CharField(
+        max_length=10,
+        default="$",
+        help_text="Shown with every amount of pay: a symbol goes before the amount ($, £, €: "
+        "£25.00), a code of letters after it (GBP: 25.00 GBP).",
+    )
     # Quality filter: a participant who trips any enabled rule is flagged (0 disables).
     min_median_seconds_per_move = models.FloatField(
         default=2.0,
@@ -175,6 +191,10 @@ class StudySettings(models.Model):
 
     def __str__(self) -> str:
         return "study settings"
+
+    def money(self, amount) -> str:
+        """``amount`` in the study's currency, as participants and staff see it."""
+        return format_money(amount, self.currency)
 
     @classmethod
     def current(cls) -> StudySettings:

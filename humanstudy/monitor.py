@@ -83,6 +83,7 @@ def snapshot(now=None) -> dict:
                 "done": state.done,
                 "total": state.total,
                 "pay": str(state.pay_so_far),
+                "pay_shown": config.money(state.pay_so_far),
                 "last_activity": last.isoformat(),
                 "idle_seconds": round(idle),
                 "dropped_out": participant.stage not in FINAL and idle > DROPOUT_MINUTES * 60,

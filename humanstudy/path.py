@@ -344,6 +344,35 @@ def finish_practice(participant: Participant) -> Participant:
 # -- the task set, the questionnaire, completion -----------------------------------------------
 
 
+def set_description(participant: Participant) -> list[str]:
+    """The tasks of the participant's set in words, one line per sort of task: the KUMO
+    games by their number of truths and actions, each other family's task by its kind,
+    level and how it is played (study pages describe the set, not only KUMO)."""
+    if participant.task_set_id is None:
+        return []
+    items = participant.task_set.items.select_related("instance", "family_task").order_by(
+        "position"
+    )
+    games: dict[tuple[int, int], int] = {}
+    others: list[str] = []
+    for item in items:
+        if item.instance_id:
+            size = (item.instance.n_truths, item.instance.n_actions)
+            games[size] = games.get(size, 0) + 1
+        else:
+            task = item.family_task
+            others.append(
+                f"{actions.kind_title(task)} ({task.level or 'custom'} level): "
+                f"{actions.how_played(task)}"
+            )
+    lines = [
+        f"{count} KUMO game{'s' if count != 1 else ''} with {truths} candidates and "
+        f"{n_actions} actions each"
+        for (truths, n_actions), count in sorted(games.items())
+    ]
+    return lines + others
+
+
 def open_task(participant: Participant, position: int) -> PlaySession | FamilyAttempt:
     """A task of the set, with the study's time limit from when it is first opened."""
     if participant.stage not in (Stage.TASKS, Stage.QUESTIONNAIRE, Stage.COMPLETE):

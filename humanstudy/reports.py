@@ -148,6 +148,7 @@ def overview() -> dict:
         "completed": sum(1 for row in rows if row["completed_at"]),
         "flagged": sum(1 for row in rows if row["flagged"]),
         "pay_due": sum((Decimal(row["pay_due"]) for row in rows), Decimal(0)),
+        "config": StudySettings.current(),
     }
 
 

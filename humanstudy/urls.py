@@ -9,6 +9,7 @@ urlpatterns = [
     path("p/<str:key>/", views.personal_link, name="personal-link"),
     path("consent/", views.consent, name="consent"),
     path("declined/", views.declined, name="declined"),
+    path("logged-out/", views.logged_out, name="logged-out"),
     path("instructions/", views.instructions, name="instructions"),
     path("practice/", views.practice, name="practice"),
     path("tasks/", views.tasks, name="tasks"),

@@ -71,7 +71,7 @@ def join(request, key: str):
         return render(
             request,
             "humanstudy/link_error.html",
-            {"message": str(error), "title": getattr(error, "title", "")},
+            {"message": str(error), "title": getattr(error, "title", ""), "study_frame": True},
             status=getattr(error, "status", 403),
         )
     _sign_in(request, participant)
@@ -83,7 +83,12 @@ def personal_link(request, key: str):
     try:
         participant = path.participant_for_link(key)
     except StudyError as error:
-        return render(request, "humanstudy/link_error.html", {"message": str(error)}, status=404)
+        return render(
+            request,
+            "humanstudy/link_error.html",
+            {"message": str(error), "study_frame": True},
+            status=404,
+        )
     _sign_in(request, participant)
     return redirect("humanstudy:progress")
 
@@ -129,6 +134,19 @@ RECORDED = (
 )
 
 
+def logged_out(request):
+    """Where a participant's "Log out" lands: the study's page, not the admin's."""
+    return render(request, "humanstudy/logged_out.html", {"study_frame": True})
+
+
+def not_your_task(request, participant: Participant) -> HttpResponse:
+    """A participant opened a task outside their set (another family task, the site's
+    task lists…): a page in the study's frame saying how to go on, with status 403."""
+    return render(
+        request, "humanstudy/not_your_task.html", {"participant": participant}, status=403
+    )
+
+
 @login_required
 def declined(request):
     participant = _at(request, Stage.DECLINED)
@@ -143,6 +161,7 @@ def instructions(request):
     if isinstance(participant, HttpResponse):
         return participant
     wrong: list[str] = []
+    answers: dict[str, str] = {}
     if request.method == "POST":
         answers = {q.name: request.POST.get(q.name, "") for q in path.COMPREHENSION}
         wrong = path.check_comprehension(participant, answers)
@@ -155,6 +174,12 @@ def instructions(request):
         {
             "questions": path.COMPREHENSION,
             "wrong": wrong,
+            # The right answers stay chosen; only the wrong ones are cleared and marked.
+            "given": answers,
+            "wrong_names": [q.name for q in path.COMPREHENSION if q.text in wrong],
+            "tasks": path.set_description(participant),
+            "has_family_tasks": participant.task_set_id is not None
+            and participant.task_set.items.filter(family_task__isnull=False).exists(),
             "config": config,
             "time_limit_minutes": config.task_time_limit_seconds // 60,
         },
@@ -198,6 +223,7 @@ def tasks(request):
             "participant": participant,
             "progress": state,
             "config": config,
+            "has_family_tasks": any(row.family_task is not None for row in state.tasks),
             "time_limit_minutes": config.task_time_limit_seconds // 60,
         },
     )
@@ -222,6 +248,7 @@ def questionnaire(request):
     if isinstance(participant, HttpResponse):
         return participant
     problems: list[str] = []
+    answers: dict[str, str] = {}
     if request.method == "POST":
         answers = {q.name: request.POST.get(q.name, "") for q in path.QUESTIONNAIRE}
         answers["comment"] = request.POST.get("comment", "")
@@ -231,7 +258,12 @@ def questionnaire(request):
     return render(
         request,
         "humanstudy/questionnaire.html",
-        {"questions": path.QUESTIONNAIRE, "problems": problems, "comment_max": path.COMMENT_MAX},
+        {
+            "questions": path.QUESTIONNAIRE,
+            "problems": problems,
+            "comment_max": path.COMMENT_MAX,
+            "given": answers if problems else {},
+        },
     )
 
 
@@ -247,6 +279,7 @@ def complete(request):
             "participant": participant,
             "progress": actions.progress(participant),
             "return_link": path.return_link(participant),
+            "config": StudySettings.current(),
         },
     )
 

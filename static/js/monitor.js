@@ -15,8 +15,15 @@
     row.appendChild(td);
   }
 
+  /* A <time datetime="ISO"> shown in the browser's local time (the server sends UTC). */
+  function local(element, iso) {
+    element.setAttribute("datetime", iso);
+    const moment = new Date(iso);
+    element.textContent = Number.isNaN(moment.getTime()) ? iso : moment.toLocaleString();
+  }
+
   function draw(data) {
-    generated.textContent = data.generated_at;
+    local(generated, data.generated_at);
     summary.replaceChildren();
     for (const [key, value] of Object.entries(data.summary)) {
       const li = document.createElement("li");
@@ -36,7 +43,12 @@
       cell(tr, p.stage);
       cell(tr, p.current_task === null ? "–" : String(p.current_task));
       cell(tr, p.done + " / " + p.total);
-      cell(tr, "$" + p.pay);
+      cell(tr, p.pay_shown);
+      const when = document.createElement("td");
+      const time = document.createElement("time");
+      local(time, p.last_activity);
+      when.appendChild(time);
+      tr.appendChild(when);
       cell(tr, p.idle_seconds + " s");
       cell(tr, p.dropped_out ? "probably" : "");
       cell(tr, p.moves_unreported + " / " + p.moves);
@@ -52,6 +64,9 @@
     } catch (error) {
       /* offline for a moment: the next refresh tries again */
     }
+  }
+  for (const time of document.querySelectorAll("time[datetime]")) {
+    local(time, time.getAttribute("datetime"));
   }
   window.setInterval(refresh, 10000);
 })();

@@ -92,3 +92,47 @@ class StudyBotsTests(ChannelsLiveServerTestCase):
         assert {
             row["attention_failed"] for label, row in mine.items() if bot_kind(label) == "careless"
         } == {"2"}
+
+
+@pytest.mark.browser  # a live server, as the browser tests (no browser is started)
+@override_settings(STUDY_JOINS_PER_HOUR_PER_IP=50)
+class StudyBotsWithFamilyTasksTests(ChannelsLiveServerTestCase):
+    ProtocolServerProcess = DaphneOnTestDatabase
+
+    def setUp(self):
+        super().setUp()
+        from humanstudy.models import TaskSet
+
+        build_study(participants=0)
+        TaskSet.objects.all().delete()
+        call_command(
+            "build_task_sets", "--count", "1", "--seed", "3",
+            "--family-task", "puzzles/sudoku/easy", "--family-task", "simple/logic/easy",
+            "--family-task", "games/hanoi/easy", stdout=StringIO(),
+        )  # fmt: skip
+        call_command(
+            "generate_tasks", "chemical", "--truths", "4", "--actions", "6", "--count", "4",
+            stdout=StringIO(),
+        )  # fmt: skip
+        config = StudySettings.current()
+        config.min_median_seconds_per_move = 0.05
+        config.save()
+
+    def test_bots_rehearse_a_set_with_family_tasks_through_its_pages(self):
+        out, err = StringIO(), StringIO()
+        call_command(
+            "study_bots", "--url", self.live_server_url, "--count", "3",
+            "--mix", "careful=1,careless=1,paste=1", "--think", "0.1", "--seed", "2",
+            "--check", stdout=out, stderr=err,
+        )  # fmt: skip
+        report = out.getvalue()
+        assert "3 bots, 2 flagged, 0 problem(s)" in report, report + err.getvalue()
+        bots = Participant.objects.filter(label__startswith=BOT_PREFIX)
+        assert all(p.stage == "complete" and p.completion_code for p in bots)
+        from engine.models import FamilyAttempt
+
+        attempts = FamilyAttempt.objects.filter(player__participant__in=bots)
+        assert attempts.count() == 3 * 3 and all(a.finished_at for a in attempts)
+        careful = next(p for p in bots if bot_kind(p.label) == "careful")
+        assert all(a.correct for a in attempts.filter(player=careful.user))
+        assert all(a.client is not None for a in attempts)  # sent with the page's report

@@ -77,6 +77,7 @@ class Command(BaseCommand):
                 f"the bots cannot join: {error} (their labels are 24 hexadecimal digits; "
                 "allow those in the study's label pattern for the rehearsal)"
             ) from None
+        plans = self._family_plans()
         results = asyncio.run(
             bots.run_bots(
                 kinds,
@@ -86,11 +87,33 @@ class Command(BaseCommand):
                 think=options["think"],
                 concurrency=options["concurrency"],
                 seed=options["seed"],
+                plans=plans,
             )
         )
         problems = self._report(results)
         if options["check"] and problems:
             raise CommandError("\n".join(problems))
+
+    def _family_plans(self) -> dict[tuple[str, int], bots.FamilyPlan]:
+        """What the bots send for each family task of every set (a bot may be given any
+        set), checked before any bot joins: a task they cannot play refuses the rehearsal
+        here, so no half-finished bot participant is left behind."""
+        plans, problems = {}, []
+        items = TaskSetItem.objects.filter(family_task__isnull=False).select_related(
+            "task_set", "family_task"
+        )
+        for item in items.order_by("task_set__name", "position"):
+            try:
+                plans[(item.task_set.name, item.position)] = bots.family_plan(item.family_task)
+            except bots.Unplayable as error:
+                problems.append(f"task set {item.task_set.name}, task {item.position}: {error}")
+        if problems:
+            raise CommandError(
+                "the bots cannot rehearse these task sets (no bot has joined):\n  "
+                + "\n  ".join(problems)
+                + "\nBuild the rehearsal's sets without these tasks, or rehearse on a copy."
+            )
+        return plans
 
     def _rules(self) -> dict:
         """The rules of every domain a participant may meet (what their guidebooks say)."""
