@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/lr2bench_fidelity.py PATH [--data DIR] [--json OUT]
-        [--write-synthetic DIR]
+        [--write-synthetic DIR] [--direct]
 
 ``PATH`` is a checkout of github.com/ZNLP/LR2Bench (its code is run from there, as a
 subprocess: nothing of it is copied here); the items are its ``data/`` folder, or ``--data``
@@ -19,8 +19,13 @@ For every type and level and five replies per item:
 * ``unparseable``: the answer written as free text lines inside the tag;
 
 the script writes LR²Bench's reply files, runs its ``1-extract_answer.py`` per level and its
-``2-merge_answer.py`` over them all, and scores the same replies through our family
-(``parse_reply`` then ``score``, pooled per level as the board pools them). It prints CR,
+``2-merge_answer.py`` over them all, and scores the same replies on our side **through the
+upload path**: in a scratch database (SQLite in a temporary folder; ``DATABASE_URL`` and the
+broker are ignored) it imports the items, posts each variant's replies per level as
+LR²Bench's ``response.jsonl`` to ``/api/v1/family-submissions/`` under a model of the
+variant's own, lets the job score them, runs the board job and reads the figures from the
+self-reported family board rows, as a user sees them. ``--direct`` scores them by calling
+the family instead (``parse_reply`` then ``score``, pooled per level). It prints CR,
 S-Acc, EM and PM-0.5 of both and whether they agree to the third decimal; ``--json`` also
 writes every figure with the replies (the test fixture ``tests/families/lr2bench_reference.json``
 is this output on the synthetic items of ``tests/families/lr2bench_data``, which
@@ -181,7 +186,13 @@ def our_figures(family, items: list, replies_of: dict) -> dict:
 
 
 def setup_django(database: Path) -> None:
-    """Point Django at a fresh SQLite file and migrate it (before any model is imported)."""
+    """Point Django at a fresh SQLite file and migrate it (before any model is imported).
+
+    The scratch store is the point: a ``DATABASE_URL`` in the environment would win over
+    ``SQLITE_PATH`` and the uploads would land in that database, and a broker would send the
+    scoring jobs to some other worker; both are dropped, so every job runs in-process."""
+    for name in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
+        os.environ.pop(name, None)
     os.environ["SQLITE_PATH"] = str(database)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmark.settings")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
