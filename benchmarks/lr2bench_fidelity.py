@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/lr2bench_fidelity.py PATH [--data DIR] [--json OUT]
-        [--write-synthetic DIR]
+        [--write-synthetic DIR] [--direct]
 
 ``PATH`` is a checkout of github.com/ZNLP/LR2Bench (its code is run from there, as a
 subprocess: nothing of it is copied here); the items are its ``data/`` folder, or ``--data``
@@ -19,8 +19,13 @@ For every type and level and five replies per item:
 * ``unparseable``: the answer written as free text lines inside the tag;
 
 the script writes LR²Bench's reply files, runs its ``1-extract_answer.py`` per level and its
-``2-merge_answer.py`` over them all, and scores the same replies through our family
-(``parse_reply`` then ``score``, pooled per level as the board pools them). It prints CR,
+``2-merge_answer.py`` over them all, and scores the same replies on our side **through the
+upload path**: in a scratch database (SQLite in a temporary folder; ``DATABASE_URL`` and the
+broker are ignored) it imports the items, posts each variant's replies per level as
+LR²Bench's ``response.jsonl`` to ``/api/v1/family-submissions/`` under a model of the
+variant's own, lets the job score them, runs the board job and reads the figures from the
+self-reported family board rows, as a user sees them. ``--direct`` scores them by calling
+the family instead (``parse_reply`` then ``score``, pooled per level). It prints CR,
 S-Acc, EM and PM-0.5 of both and whether they agree to the third decimal; ``--json`` also
 writes every figure with the replies (the test fixture ``tests/families/lr2bench_reference.json``
 is this output on the synthetic items of ``tests/families/lr2bench_data``, which
@@ -180,7 +185,113 @@ def our_figures(family, items: list, replies_of: dict) -> dict:
     return pooled
 
 
-def compare(code: Path, data: Path) -> list[dict]:
+def setup_django(database: Path) -> None:
+    """Point Django at a fresh SQLite file and migrate it (before any model is imported).
+
+    The scratch store is the point: a ``DATABASE_URL`` in the environment would win over
+    ``SQLITE_PATH`` and the uploads would land in that database, and a broker would send the
+    scoring jobs to some other worker; both are dropped, so every job runs in-process."""
+    for name in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND"):
+        os.environ.pop(name, None)
+    os.environ["SQLITE_PATH"] = str(database)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmark.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def response_file(rows: list[tuple[str, str]]) -> bytes:
+    """Replies as LR²Bench's ``0-generate.py`` writes them: one ``response.jsonl`` line per
+    item, its ``tag`` and the model's ``response``."""
+    return "".join(
+        json.dumps({"tag": tag, "response": reply}, ensure_ascii=False) + "\n"
+        for tag, reply in rows
+    ).encode("utf-8")
+
+
+def upload_figures(data: Path, plays: dict) -> dict:
+    """Our figures as a user sees them, through the upload path, in a scratch database.
+
+    1. Import the items (``do_import_lr2bench``, what ``import_lr2bench`` calls).
+    2. For each reply variant, a model of its own (``lr2-fidelity-<variant>``); for each
+       (type, level), its replies as LR²Bench's ``response.jsonl``, posted to
+       ``/api/v1/family-submissions/`` (format ``lr2bench``, the level's kind and level)
+       with an API token, as a user uploads them; a file left to the job is scored by it.
+    3. Run the board job (``recompute_task``, the nightly full recompute).
+    4. Read CR, S-Acc, EM and PM-0.5 from each model's self-reported ``FamilyBoardRow`` of
+       (lr2bench, type, level), across rounds: the row the family board shows.
+
+    Returns ``{variant: {(type, level): figures}}``.
+    """
+    from io import StringIO
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    from engine.families import do_import_lr2bench
+    from leaderboard.actions import process_submission
+    from leaderboard.models import FamilyBoardRow, Submission
+    from leaderboard.tasks import recompute_task
+
+    report = do_import_lr2bench(str(data))
+    if report.problems:
+        print("import problems:", *report.problems[:10], sep="\n  ", file=sys.stderr)
+    token = StringIO()
+    call_command("create_api_token", "lr2-fidelity", stdout=token, stderr=StringIO())
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.getvalue().strip()}")
+    for (task_type, level), by_variant in plays.items():
+        for variant, rows in by_variant.items():
+            response = client.post(
+                "/api/v1/family-submissions/",
+                {
+                    "model": f"lr2-fidelity-{variant}",
+                    "family": "lr2bench",
+                    "format": "lr2bench",
+                    "kind": task_type,
+                    "level": level,
+                    "file": SimpleUploadedFile("response.jsonl", response_file(rows)),
+                },
+                format="multipart",
+            )
+            if response.status_code not in (200, 201):
+                raise SystemExit(
+                    f"{task_type} {level} {variant}: the upload was refused "
+                    f"({response.status_code}): {response.content.decode()[:2000]}"
+                )
+            submission = response.json()
+            if submission["status"] in (Submission.Status.PENDING, Submission.Status.PROCESSING):
+                process_submission(submission["id"])
+            state = Submission.objects.get(pk=submission["id"])
+            if state.status != Submission.Status.DONE:
+                raise SystemExit(
+                    f"{task_type} {level} {variant}: the file was not scored "
+                    f"({state.status}): {state.errors}"
+                )
+    recompute_task(full=True)
+    figures: dict = {variant: {} for variant in VARIANTS}
+    rows = FamilyBoardRow.objects.filter(
+        family="lr2bench",
+        round__isnull=True,
+        player_kind=FamilyBoardRow.PlayerKind.SELF_REPORTED,
+        player__startswith="lr2-fidelity-",
+    )
+    for row in rows:
+        figures[row.player.removeprefix("lr2-fidelity-")][(row.kind, row.level)] = {
+            "CR": row.cr,
+            "S-Acc": row.s_acc,
+            "EM": row.em,
+            "PM-0.5": row.pm05,
+        }
+    return figures
+
+
+def compare(code: Path, data: Path, *, through_upload: bool = True) -> list[dict]:
     release = read_release(data)
     if release.problems:
         print("problems:", *release.problems[:10], sep="\n  ", file=sys.stderr)
@@ -197,21 +308,32 @@ def compare(code: Path, data: Path) -> list[dict]:
             for variant in VARIANTS
         }
     theirs = lr2bench_figures(code, data, plays)
+    uploaded = upload_figures(data, plays) if through_upload else None
     results = []
     for (task_type, level), items in by_level.items():
-        ours = our_figures(
-            family, items, {i.tag: replies_of[((task_type, level), i.tag)] for i in items}
-        )
+        if uploaded is None:
+            ours = our_figures(
+                family, items, {i.tag: replies_of[((task_type, level), i.tag)] for i in items}
+            )
+        else:
+            # A group with no board row (nothing counted) reads as missing, never as equal.
+            ours = {v: uploaded[v].get((task_type, level)) for v in VARIANTS}
         for variant in VARIANTS:
             lr2 = theirs[variant][task_type][level]
+            mine = ours[variant]
             results.append(
                 {
                     "type": task_type,
                     "level": level,
                     "variant": variant,
+                    "path": "upload" if through_upload else "direct",
                     "lr2bench": lr2,
-                    "ours": ours[variant],
-                    "equal": all(round(lr2[f], 3) == round(ours[variant][f], 3) for f in FIGURES),
+                    "ours": mine,
+                    "equal": mine is not None
+                    and all(
+                        mine[f] is not None and round(lr2[f], 3) == round(mine[f], 3)
+                        for f in FIGURES
+                    ),
                     "replies": {
                         i.tag: replies_of[((task_type, level), i.tag)][variant] for i in items
                     },
@@ -225,7 +347,10 @@ def print_table(results: list[dict]) -> None:
     print(f"{'type':<10} {'level':<9} {'reply':<12} LR²Bench: {head}   ours: {head}  equal")
     for r in results:
         lr2 = " ".join(f"{r['lr2bench'][f]:6.3f}" for f in FIGURES)
-        ours = " ".join(f"{r['ours'][f]:6.3f}" for f in FIGURES)
+        ours = " ".join(
+            f"{r['ours'][f]:6.3f}" if r["ours"] and r["ours"][f] is not None else "     -"
+            for f in FIGURES
+        )
         print(
             f"{r['type']:<10} {r['level']:<9} {r['variant']:<12}           {lr2}         {ours}"
             f"  {'yes' if r['equal'] else 'NO'}"
@@ -284,12 +409,21 @@ def main() -> None:
     parser.add_argument("--data", help="items in LR²Bench's format (default: PATH/data)")
     parser.add_argument("--json", help="write every figure and reply to this file")
     parser.add_argument("--write-synthetic", help="write synthetic items to this folder first")
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="score our side by calling the family directly (parse_reply, score, pooled), "
+        "not through the upload path and the board",
+    )
     args = parser.parse_args()
     if args.write_synthetic:
         write_synthetic(Path(args.write_synthetic))
     code = Path(args.path)
     data = data_folder(args.data or args.write_synthetic or code)
-    results = compare(code, data)
+    with tempfile.TemporaryDirectory(prefix="lr2upload") as scratch:
+        if not args.direct:
+            setup_django(Path(scratch) / "db.sqlite3")
+        results = compare(code, data, through_upload=not args.direct)
     print_table(results)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")

@@ -230,10 +230,16 @@ def _replies(groups: list[Group] | None):
         d_em=KT("details__em"),
         d_pm05=KT("details__pm05"),
         d_points=KT("details__points"),
+        d_subtasks=KT("details__subtasks"),
+        d_right=KT("details__right"),
+        t_subtasks=KeyTextTransform("lr2_subtasks", "task__public"),
     )
+    # Read in the order of COLUMNS' figures (13 onwards), as ``_tally`` reads an attempt's:
+    # a subtask family's reply needs its subtasks and those right, like an attempt.
     columns = (
         "family", "kind", "level", "model__name", "correct", "value", "parse_failed",
         "total_tokens", "model_id", "pin_round", "d_cr", "d_s_acc", "d_em", "d_pm05", "d_points",
+        "d_subtasks", "d_right", "t_subtasks",
     )  # fmt: skip
     conditions = [Q()] if groups is None else _group_conditions(groups, prefix="")
     for condition in conditions:
