@@ -430,3 +430,24 @@ def test_lr2benchs_extracted_answers_are_accepted_as_they_are(researcher, lr2_ta
         "file may answer (a task listed at /api/v1/family-tasks/; a round's tasks only once "
         "the round has published them)"
     ]
+
+
+def test_a_generated_puzzle_file_reaches_the_board_with_lr2bench_figures(researcher, rebuild_board):
+    """A generated family scored by subtasks (the puzzles) goes through the same upload and
+    board job: its self-reported row carries CR, S-Acc, EM and PM-0.5."""
+    sudoku = base.get_family("puzzles")
+    tasks = families.do_generate_family_tasks("puzzles", "sudoku", count=2, level="easy").tasks
+    first, second = tasks
+    reference = sudoku.reference_answer(first.to_core())
+    lines = [
+        {"task": first.pk, "reply": sudoku.reply_with(first.to_core(), reference)},
+        {"task": second.pk, "reply": "No idea."},
+    ]
+    response = upload(researcher, "grid-model", lines, family="puzzles")
+    assert response.status_code == 201, response.content
+    assert response.json()["status"] == "done"
+    rebuild_board()
+    (row,) = [r for r in family_board(family="puzzles") if r["player"] == "grid-model"]
+    assert row["self_reported"] and not row["verified"]
+    assert row["cr"] == pytest.approx(0.5) and row["em"] == pytest.approx(0.5)
+    assert 0 < row["s_acc"] < 1
