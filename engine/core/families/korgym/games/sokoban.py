@@ -120,7 +120,8 @@ def _cornered(grid, box: Cell) -> bool:
 def solve(grid, player: Cell, boxes: list[Cell], targets: list[Cell]) -> list[tuple] | None:
     """The fewest pushes that put every box on a target, each push (box, step), or None
     when there are none: a breadth-first search over box places, the player's place
-    reduced to the area it can reach."""
+    reduced to the area it can reach, never pushing a box into a corner off the targets
+    (which cannot change whether there is a solution)."""
     goal = frozenset(targets)
 
     def state(at: Cell, placed: frozenset) -> tuple:
@@ -143,7 +144,8 @@ def solve(grid, player: Cell, boxes: list[Cell], targets: list[Cell]) -> list[tu
             for dx, dy in STEPS:
                 ahead = (box[0] + dx, box[1] + dy)
                 if (box[0] - dx, box[1] - dy) in reach and _open(grid, *ahead):
-                    if ahead in placed:
+                    # A box pushed into a corner off the targets can never leave it.
+                    if ahead in placed or (ahead not in goal and _cornered(grid, ahead)):
                         continue
                     moved = (placed - {box}) | {ahead}
                     nxt = state(box, moved)
