@@ -9,10 +9,12 @@ uncovered cell with the fewest shapes left, trying its shapes in a shuffled orde
 cell that is, among equals, depends on the iteration order of Python sets of cells, so the
 search here builds its sets with the same operations in the same order as KORGym's.
 
-KORGym's flaws, kept: a region's size is accepted when it is within one of the number
-(``abs(found - number) > 1`` rejects), so a grid that breaks the stated rule by a cell can
-score 1; an answer holding unhashable cells (lists) makes KORGym's verify fail (an error,
-scored 0).
+KORGym's flaws, kept: its check counts a region's vertical arm one short (the column's
+cells without the lettered one, less one) and then accepts a count within one of the
+number, so a region passes with from its number to two more arm cells, never fewer; as
+every cell must be coloured and no region may fall short, only grids with every region
+exactly its number pass, so the miscount changes no score. An answer holding unhashable
+cells (lists) makes KORGym's verify fail (an error, scored 0).
 """
 
 from __future__ import annotations
