@@ -8,9 +8,9 @@ are all legal and end with a–e on column 4, else 0.
 
 KORGym's flaws, kept: eval.py plays the game as multi-turn, but ``verify`` never ends it nor
 changes the position, so every turn shows the same board again and the game runs its 100
-turns, the score being the last answer's; a move whose column is not a number, or an answer
-that is not a list, makes KORGym's verify fail (an error, scored 0), as does any answer it
-cannot read as a Python literal (scored 0 without an error).
+turns, the score being the last answer's; a move whose column is not an integer (text, a
+float) or an answer that cannot be iterated (a number) makes KORGym's verify fail (an
+error, scored 0); an answer that is no Python literal scores 0 without an error.
 """
 
 from __future__ import annotations
