@@ -147,7 +147,7 @@ def _valid(puzzle: list, clues: dict, answer: list) -> bool:
 class NumeralBricks(KorgymGame):
     name = "numeral_bricks"
     folder = "32-numeral_bricks"
-    title = "Numeral Bricks"
+    title = "Numeric Bricks"
     dimension = "CIR"
     answer_format = "the grid as a list of rows of letters, e.g. [['c','a','a'],['c','a','b']]"
 

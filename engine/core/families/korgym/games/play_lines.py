@@ -229,7 +229,7 @@ def _unbranched(grid, ends: dict) -> bool:
 class PlayLines(KorgymGame):
     name = "play_lines"
     folder = "13-play_lines"
-    title = "Play Lines"
+    title = "Playlines"
     dimension = "SGR"
     answer_format = "the filled board as a Python list of rows, e.g. [['1','1','X'],...]"
 

@@ -80,7 +80,7 @@ def slide(grid: list[list[int]], moves: list[str]) -> list[list[int]] | None:
 class PuzzleGame(KorgymGame):
     name = "puzzlegame"
     folder = "23-puzzlegame"
-    title = "Puzzle Game"
+    title = "8-puzzle"
     dimension = "SGR"
     answer_format = "the tiles to move, in order, separated by spaces (e.g. 15 3 4 2)"
 

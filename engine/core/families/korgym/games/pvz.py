@@ -266,7 +266,7 @@ def plan(game: dict) -> str:
 class Pvz(KorgymGame):
     name = "pvz"
     folder = "41-PVZ"
-    title = "Plants vs. Zombies"
+    title = "PVZ"
     dimension = "CIR"
     multi_turn = True
     log_scaled = True
