@@ -74,7 +74,7 @@ def test_an_empty_integer_filter_is_refused_not_ignored(client_with_token, path)
     assert client_with_token.get(path, {"truths": "4"}).status_code == 200
 
 
-PUBLIC = {"/api/v1/leaderboard/", "/api/v1/families/"}
+PUBLIC = {"/api/v1/leaderboard/", "/api/v1/family-leaderboard/", "/api/v1/families/"}
 
 
 def test_the_schema_documents_the_error_answers(client_with_token):
