@@ -145,7 +145,7 @@ def solve(state) -> list[tuple[int, int]] | None:
 class BallArrange(KorgymGame):
     name = "ball_arrange"
     folder = "31-ball_arrange"
-    title = "Ball Arrange"
+    title = "Bubble Ball Sorting"
     dimension = "SGR"
     multi_turn = True
     answer_format = "two tube letters, from and to, e.g. DC"

@@ -174,7 +174,7 @@ def final_position(grid: list[list[str]], moves: list[str]):
 class MapPositionSimulation(KorgymGame):
     name = "map_position_simulation_text"
     folder = "48-map_position_simulation_text"
-    title = "Map Position Simulation"
+    title = "Map Simulation"
     dimension = "SGR"
     answer_format = "the final position as (row, col)"
 
