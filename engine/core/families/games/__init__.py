@@ -35,7 +35,7 @@ GAMES = (
 
 class Games(Family):
     name = "games"
-    title = "Multi-turn games (KORGym-style)"
+    title = "Our multi-turn games (KORGym-style, our rules; KORGym's own are korgym)"
     interactive = True
     dimensions = DIMENSIONS
     dimension_grouping = (
