@@ -88,7 +88,8 @@ def do_generate_family_tasks(
                 params_key=params_key(dict(instance.params)),
                 seed=instance.seed,
                 defaults={
-                    "level": level or "",
+                    # An old name of a renamed level is stored as the level it stands for.
+                    "level": source.kind(kind).canonical_level(level) if level else "",
                     "origin": origin,
                     "params": dict(instance.params),
                     "public": dict(instance.public),

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from engine.core.families.base import Kind, Parameter
+from engine.core.families.base import Kind, Levels, Parameter
 from engine.core.families.puzzles.common import PuzzleKind, Reading, letters_only, maybe_json
 from engine.core.families.puzzles.fill import Shape, dense_fill
 from engine.core.families.puzzles.words import clue_for, fill_entries
@@ -92,12 +92,17 @@ class Crossword(PuzzleKind):
             Parameter("entries", 0, 0, 200, "least number of entries (0: LR²Bench's for the size)"),
             Parameter("clues", 0, 0, 1, "1: clues written by the authoring LLM where stored"),
         ),
-        {
-            "5x5": {"size": 5, "entries": 10},
-            "10x10": {"size": 10, "entries": 30},
-            "15x15": {"size": 15, "entries": 70},
-            "21x21": {"size": 21, "entries": 140},
-        },
+        # LR²Bench's sizes (its 15×15 level also holds 16×16 and 21×21 grids); 21×21 as a
+        # level of its own goes beyond.
+        Levels(
+            {
+                "5x5": {"size": 5, "entries": 10},
+                "10x10": {"size": 10, "entries": 30},
+                "15x15": {"size": 15, "entries": 70},
+                "21x21": {"size": 21, "entries": 140},
+            },
+            aliases={"easy": "5x5", "medium": "10x10", "hard": "15x15"},
+        ),
     )
 
     def generate(self, rng, params: Mapping[str, int]):
