@@ -88,8 +88,7 @@ def do_generate_family_tasks(
                 params_key=params_key(dict(instance.params)),
                 seed=instance.seed,
                 defaults={
-                    # An old name of a renamed level is stored as the level it stands for.
-                    "level": source.kind(kind).canonical_level(level) if level else "",
+                    "level": level or "",
                     "origin": origin,
                     "params": dict(instance.params),
                     "public": dict(instance.public),

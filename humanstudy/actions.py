@@ -48,7 +48,7 @@ def parse_family_spec(spec: str) -> tuple[str, str, str]:
         raise StudyError(
             f"kind {kind} has no level {level!r}; use one of {', '.join(spec_kind.levels)}"
         )
-    return family, kind, spec_kind.canonical_level(level)
+    return family, kind, level
 
 
 def build_task_sets(

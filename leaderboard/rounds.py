@@ -258,15 +258,13 @@ def _check_family_tasks(specs: Sequence[str], problems: list[str]) -> tuple[dict
             continue
         family, kind, level = parts
         try:
-            spec_kind = get_family(family).kind(kind)
+            levels = get_family(family).kind(kind).levels
         except FamilyError as error:
             problems.append(f"family task {text!r}: {error}")
             continue
-        levels = spec_kind.levels
         if level not in levels:
             problems.append(f"family task {text!r}: no level {level!r} ({', '.join(levels)})")
             continue
-        level = spec_kind.canonical_level(level)
         number = int(count)
         if not 1 <= number <= MAX_FAMILY_TASKS:
             problems.append(f"family task {text!r}: count must be 1 to {MAX_FAMILY_TASKS}")
