@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from engine import authoring
 from engine.core import authoring as core
-from engine.core.families.puzzles.words import clue_problem, entries
+from engine.core.families.puzzles.words import clue_problem, fill_entries
 from engine.models import LLMCall, WordClue
 
 PROMPT = (
@@ -40,7 +40,8 @@ def do_write_clues(count: int, *, batch: int = 25, client=None) -> ClueReport:
         raise authoring.AuthoringError("count and batch must be at least 1")
     client = client or authoring.authoring_client()
     have = set(WordClue.objects.values_list("word", flat=True))
-    todo = [word for word, _ in entries() if word not in have][:count]
+    # Every word a crossword may use (the fill list, which holds the common words).
+    todo = [word for word, *_ in fill_entries() if word not in have][:count]
     report = ClueReport()
     for start in range(0, len(todo), batch):
         words = todo[start : start + batch]

@@ -14,7 +14,8 @@ from django.core.management import CommandError, call_command
 
 from benchmark.fake_llm import FakeResponse
 from engine import families
-from engine.core.families.puzzles.words import clue_problem, entries
+from engine.core.families.puzzles.crossword import enumeration
+from engine.core.families.puzzles.words import clue_problem, fill_entries
 from engine.models import LLMCall, WordClue
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +49,7 @@ def test_clues_are_asked_checked_and_stored(llm):
     call_command("write_word_clues", "--count", "6", "--batch", "3", stdout=out, stderr=err)
     assert "6 word(s) asked, 2 clue(s) stored, 4 refused, 0 failed request(s)" in out.getvalue()
     assert "gives the word away" in err.getvalue() and "no clue in the reply" in err.getvalue()
-    first_six = [word for word, _ in entries()[:6]]
+    first_six = [word for word, *_ in fill_entries()[:6]]
     assert [w for batch in asked for w in batch] == first_six
     stored = list(WordClue.objects.order_by("word"))
     assert len(stored) == 2 and all(c.model == "fake-author" and c.call_id for c in stored)
@@ -64,7 +65,7 @@ def test_clues_are_asked_checked_and_stored(llm):
 def test_a_crossword_with_clues_1_uses_the_written_clues():
     WordClue.objects.bulk_create(
         WordClue(word=word, clue=f"Written riddle number {index}", model="fake-author")
-        for index, (word, _) in enumerate(entries())
+        for index, (word, *_) in enumerate(fill_entries())
     )
     task = families.do_generate_family_tasks(
         "puzzles", "crossword", count=1, level="medium", params={"clues": 1}
@@ -72,9 +73,9 @@ def test_a_crossword_with_clues_1_uses_the_written_clues():
     assert task.params["clues"] == 1
     assert all(clue.startswith("Written riddle number") for clue in task.public["clues"].values())
     plain = families.do_generate_family_tasks("puzzles", "crossword", count=1, level="medium")
-    definitions = dict(entries())
+    definitions = {word: clue for word, clue, *_ in fill_entries()}
     for key, word in plain.tasks[0].hidden["solution"].items():
-        assert plain.tasks[0].public["clues"][key] == f"{definitions[word]} ({len(word)})"
+        assert plain.tasks[0].public["clues"][key] == f"{definitions[word]} ({enumeration(word)})"
 
 
 def test_without_an_llm_the_command_says_what_to_set(no_llm):

@@ -62,6 +62,43 @@ class Parameter:
         return value
 
 
+class Levels(Mapping):
+    """A kind's named levels, with former names kept as aliases: an alias is found (``in``,
+    ``[]``) but not listed (iterating gives the levels only), so tasks, rounds and study
+    specs that name a level the old way keep working while every listing shows the new
+    names. ``canonical`` gives the level an alias stands for."""
+
+    def __init__(
+        self,
+        levels: Mapping[str, Mapping[str, int]],
+        aliases: Mapping[str, str] | None = None,
+    ) -> None:
+        self._levels = dict(levels)
+        self._aliases = dict(aliases or {})
+        unknown = set(self._aliases.values()) - set(self._levels)
+        if unknown:
+            raise ValueError(f"aliases of unknown levels: {sorted(unknown)}")
+
+    def canonical(self, name: str) -> str:
+        return self._aliases.get(name, name)
+
+    @property
+    def aliases(self) -> dict[str, str]:
+        return dict(self._aliases)
+
+    def __getitem__(self, name: str) -> Mapping[str, int]:
+        return self._levels[self.canonical(name)]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._levels or name in self._aliases
+
+    def __iter__(self):
+        return iter(self._levels)
+
+    def __len__(self) -> int:
+        return len(self._levels)
+
+
 @dataclass(frozen=True)
 class Kind:
     """A kind of task of a family, with its knobs and named difficulty levels (each level a
@@ -72,6 +109,10 @@ class Kind:
     answer_format: str
     parameters: tuple[Parameter, ...]
     levels: Mapping[str, Mapping[str, int]]
+
+    def canonical_level(self, level: str) -> str:
+        """The level a name stands for (an old name of a renamed level gives the new one)."""
+        return self.levels.canonical(level) if isinstance(self.levels, Levels) else level
 
     def resolve(self, params: Mapping[str, object] | None = None, level: str | None = None):
         """The full, checked parameters: a level's values (or the defaults), then ``params``."""

@@ -1,20 +1,26 @@
-"""Crosswords from the bundled WordNet word list: deterministic by seed, entries that cross
-where they share letters and never touch otherwise, clues that never give the word away,
-numbering as printed, every answer form read, LR²Bench's figures per entry."""
+"""Crosswords from the bundled WordNet word lists: deterministic by seed, American-style
+grids of LR²Bench's shape (entries and white share within its ranges, every letter in an
+across and a down entry), clues that never give a word away, numbering as printed, every
+answer form read, LR²Bench's figures per entry. The unit tests use the small levels; the
+15×15 and 21×21 are timed and measured by benchmarks/puzzle_generation.py (one 15×15 here)."""
 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.core.families.base import get_family
-from engine.core.families.puzzles.words import entries
+from engine.core.families.base import FamilyError, get_family
+from engine.core.families.puzzles.words import entries, fill_entries
 
 FAMILY = get_family("puzzles")
-LEVELS = ["easy", "medium", "hard"]
+LEVELS = ["5x5", "10x10"]
+LR2 = json.loads((Path(__file__).parent / "lr2bench_sizes.json").read_text())["crossword"]
+RANGES = {"5x5": LR2["5_5"]["5x5"], "10x10": LR2["10_10"]["10x10"], "15x15": LR2["15_15"]["15x15"]}
 seeds = st.integers(min_value=0, max_value=2**40)
 
 
@@ -25,6 +31,16 @@ def test_the_word_list_is_bundled_clean_and_clued():
         assert word.isalpha() and word.isupper() and 3 <= len(word) <= 12
         assert word.lower() not in clue.lower().split()
     assert not any("offensive" in clue.lower() or "slang" in clue.lower() for _, clue in words)
+
+
+def test_the_fill_list_holds_the_common_words_clued():
+    fill = {word: clue for word, clue, _, _ in fill_entries()}
+    assert len(fill) >= 40000
+    for word, clue in entries():
+        assert fill[word] == clue  # the same definition as the common list's
+    for word, clue in fill.items():
+        assert word.isalpha() and word.isupper() and 3 <= len(word) <= 15
+        assert word.lower() not in re.findall(r"[a-z]+", clue.lower())
 
 
 def _cells(task):
@@ -84,7 +100,10 @@ def test_the_grid_holds_exactly_its_entries(level, seed):
         )
     )
     assert not [w for w in task.hidden["solution"].values() if w in shown]
-    assert all(f"({len(w)})" in task.public["clues"][k] for k, w in task.hidden["solution"].items())
+    # Each clue ends with the entry's length ("(3,5)" for a phrase such as "ice cream").
+    for key, word in task.hidden["solution"].items():
+        lengths = re.search(r"\(([\d,]+)\)$", task.public["clues"][key]).group(1)
+        assert sum(map(int, lengths.split(","))) == len(word)
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -131,3 +150,60 @@ def test_answer_forms():
     assert score.details["by_unit"]["given"] == len(solution) - 1
     assert any("99-Across" in p for p in score.details["unread"])
     assert any(first in p for p in score.details["unread"])
+
+
+def _shape(task):
+    grid = task.hidden["grid"]
+    n = len(grid)
+    white = sum(cell != "#" for row in grid for cell in row) / (n * n)
+    return len(task.hidden["solution"]), white
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@settings(max_examples=8, deadline=None)
+@given(seed=seeds)
+def test_grids_have_lr2bench_shape_and_are_clean(level, seed):
+    task = FAMILY.generate("crossword", seed, level=level)
+    entries_count, white = _shape(task)
+    figures = RANGES[level]
+    assert figures["entries"]["min"] <= entries_count <= figures["entries"]["max"] + 4
+    assert figures["white"]["min"] <= white <= figures["white"]["max"]
+    cells = _cells(task)
+    across = {cell for key, squares in cells.items() if key.endswith("Across") for cell in squares}
+    down = {cell for key, squares in cells.items() if key.endswith("Down") for cell in squares}
+    letters = {
+        (r, c) for r, row in enumerate(task.hidden["grid"]) for c, ch in enumerate(row) if ch != "#"
+    }
+    assert across == down == letters  # every letter is checked, as in LR²Bench's grids
+    words = list(task.hidden["solution"].values())
+    assert len(set(words)) == len(words) and all(len(w) >= 3 for w in words)
+    for key, clue in task.public["clues"].items():
+        others = set(words) - {task.hidden["solution"][key]}
+        assert not others & set(re.findall(r"[A-Z]+", clue.upper())), (key, clue)
+    assert FAMILY.score(task, FAMILY.reference_answer(task)).value == 1.0
+
+
+def test_a_15x15_has_lr2bench_entry_count():
+    task = FAMILY.generate("crossword", 1, level="15x15")
+    entries_count, white = _shape(task)
+    assert 70 <= entries_count <= 78 + 4 and 0.80 <= white <= 0.87
+    assert FAMILY.score(task, FAMILY.reference_answer(task)).correct
+
+
+def test_old_level_names_stand_for_the_new_ones():
+    kind = FAMILY.kind("crossword")
+    assert list(kind.levels) == ["5x5", "10x10", "15x15", "21x21"]
+    assert kind.canonical_level("easy") == "5x5" and kind.canonical_level("hard") == "15x15"
+    old, new = (FAMILY.generate("crossword", 7, level=name) for name in ("easy", "5x5"))
+    assert old.public == new.public and old.hidden == new.hidden
+    with pytest.raises(FamilyError, match="no level 'tiny'; use one of 5x5, 10x10"):
+        FAMILY.generate("crossword", 7, level="tiny")
+
+
+def test_phrases_are_clued_with_their_word_lengths():
+    from engine.core.families.puzzles.crossword import enumeration
+
+    assert enumeration("ICECREAM") in ("8", "3,5")
+    phrase = next(w for w, _, _, display in fill_entries() if " " in display)
+    display = next(d for w, _, _, d in fill_entries() if w == phrase)
+    assert enumeration(phrase) == ",".join(str(len(part)) for part in display.split())

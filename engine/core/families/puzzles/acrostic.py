@@ -26,18 +26,32 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from engine.core.families.base import Kind, Parameter
+from engine.core.families.base import Kind, Levels, Parameter
 from engine.core.families.puzzles.common import PuzzleKind, Reading, letters_only, maybe_json
 from engine.core.families.puzzles.corpus import sentences
-from engine.core.families.puzzles.words import entries
+from engine.core.families.puzzles.words import entries, fill_entries
 
 LABELS = string.ascii_uppercase
 
 
 @cache
+def _words() -> tuple[tuple[str, str], ...]:
+    """The clue words: the common list, and the fill list's single words in common use
+    (Zipf ≥ 3) for the long answers the common list has few of (it stops at 12 letters)."""
+    common = entries()
+    known = {word for word, _ in common}
+    more = tuple(
+        (word, clue)
+        for word, clue, frequency, display in fill_entries()
+        if word not in known and " " not in display and frequency >= 300 and len(word) >= 9
+    )
+    return tuple(sorted(common + more))
+
+
+@cache
 def _anagrams() -> dict[str, tuple[tuple[str, str], ...]]:
     found: dict[str, list[tuple[str, str]]] = {}
-    for word, clue in entries():
+    for word, clue in _words():
         found.setdefault("".join(sorted(word)), []).append((word, clue))
     return {key: tuple(value) for key, value in found.items()}
 
@@ -45,7 +59,12 @@ def _anagrams() -> dict[str, tuple[tuple[str, str], ...]]:
 @cache
 def _counted() -> tuple[tuple[str, str, tuple[tuple[str, int], ...]], ...]:
     """Every word with its clue and letter counts (computed once)."""
-    return tuple((w, c, tuple(Counter(w).items())) for w, c in entries())
+    return tuple((w, c, tuple(Counter(w).items())) for w, c in _words())
+
+
+@cache
+def _by_length(shortest: int, longest: int):
+    return [item for item in _counted() if shortest <= len(item[0]) <= longest]
 
 
 def _fits(counts, pool: Counter) -> bool:
@@ -53,35 +72,135 @@ def _fits(counts, pool: Counter) -> bool:
 
 
 def _split(rng, letters: str, most: int) -> list[tuple[str, str]] | None:
-    """Words (with clues) whose letters together are exactly ``letters``, or None."""
+    """Words (with clues) whose letters together are exactly ``letters``, at most ``most``
+    of them, no answer in another's clue; None when the search gives up.
+
+    1. Greedy: while many letters are left, draw words that fit what is left (long enough
+       that the rest fits in the clues left; rare letters first), none clashing with the
+       clues chosen so far.
+    2. Close: with at most 16 letters left, look for one or two words that use exactly the
+       rest (an anagram lookup for the last); when that fails, take the last greedy word
+       back and close again, a few times."""
     pool = Counter(letters)
-    words = [item for item in _counted() if 4 <= len(item[0]) <= 8]
     chosen: list[tuple[str, str]] = []
+    retreats = 0
     while len(chosen) < most:
         left = sum(pool.values())
-        used = {w for w, _ in chosen}
-        key = "".join(sorted(pool.elements()))
-        if left <= 12:
-            whole = [x for x in _anagrams().get(key, ()) if x[0] not in used]
-            if whole:
-                return [*chosen, rng.choice(whole)]
-        if left <= 16:
-            for word, clue, counts in _counted():
-                if word in used or not _fits(counts, pool):
-                    continue
-                rest = "".join(sorted((pool - Counter(word)).elements()))
-                pair = [x for x in _anagrams().get(rest, ()) if x[0] not in used | {word}]
-                if pair:
-                    return [*chosen, (word, clue), pair[0]]
-        candidates = [w for w in rng.sample(words, 400) if w[0] not in used and _fits(w[2], pool)]
-        if not candidates:
-            return None
+        room = most - len(chosen)
+        if left <= 16 or room <= 2:
+            closing = _close(rng, pool, chosen)
+            if closing is not None:
+                return [*chosen, *closing]
+            if retreats == 12 or not chosen:
+                return None
+            retreats += 1  # take the last words back and close again
+            for _ in range(min(len(chosen), 1 + retreats % 3)):
+                pool += Counter(chosen.pop()[0])
+            continue
+        needed = left / max(1, room - 2)
+        shortest = max(4, min(12, round(needed) - 1, left - 12))
+        words = _by_length(shortest, min(max(8, shortest + 3), left - 4))
+        drawn = rng.sample(words, min(400, len(words)))
+        candidates = [w for w in drawn if _fits(w[2], pool) and _fair(w[0], w[1], chosen)]
+        if not candidates:  # few words fit what is left: look through all of them
+            have = _mask("".join(pool.elements()))
+            candidates = [
+                w for w, mask in zip(_counted(), _masks(), strict=True)
+                if not mask & ~have and 4 <= len(w[0]) <= left - 4
+                and _fits(w[2], pool) and _fair(w[0], w[1], chosen)
+            ]  # fmt: skip
+            rng.shuffle(candidates)
+        if not candidates:  # a dead end: take words back as when closing fails
+            if retreats == 12 or not chosen:
+                return None
+            retreats += 1
+            for _ in range(min(len(chosen), 1 + retreats % 3)):
+                pool += Counter(chosen.pop()[0])
+            continue
         pick = max(
             candidates[:60], key=lambda w: sum(1 / (1 + pool[ch]) for ch in w[0]) + rng.random()
         )
         chosen.append(pick[:2])
         pool -= Counter(pick[0])
     return None
+
+
+def _fair(word: str, clue: str, chosen: list[tuple[str, str]]) -> bool:
+    """Whether ``word`` (with ``clue``) can join ``chosen``: used once, not named in a
+    chosen clue, its clue naming no chosen answer."""
+    answers = {w for w, _ in chosen}
+    if word in answers or any(word in _tokens(c) for _, c in chosen):
+        return False
+    return not (answers & _tokens(clue))
+
+
+@cache
+def _tokens(clue: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[A-Z]+", clue.upper()))
+
+
+def _close(rng, pool: Counter, chosen, most: int = 3, fitting=None) -> list | None:
+    """One to ``most`` (≤ 3) words using exactly the letters of ``pool``, or None;
+    ``fitting`` holds every word that may fit (those of a larger pool), when known."""
+    key = "".join(sorted(pool.elements()))
+    whole = [x for x in _anagrams().get(key, ()) if _fair(*x, chosen)]
+    if whole:
+        return [rng.choice(whole)]
+    if most < 2:
+        return None
+    have = _mask(key)
+    fitting = [
+        w for w, mask in fitting or zip(_counted(), _masks(), strict=True)
+        if not mask & ~have and len(w[0]) < len(key) and _fits(w[2], pool)
+    ]  # fmt: skip
+    fitting_masks = [(w, _mask(w[0])) for w in fitting]
+    rng.shuffle(fitting_masks)
+    if most == 3:
+        for (word, clue, _), _ in fitting_masks[:40]:
+            if _fair(word, clue, chosen):
+                rest = pool - Counter(word)
+                found = _close(rng, rest, [*chosen, (word, clue)], 2, fitting_masks)
+                if found:
+                    return [(word, clue), *found]
+        return None
+    for (word, clue, _), _ in fitting_masks:
+        rest = "".join(sorted((pool - Counter(word)).elements()))
+        with_word = [*chosen, (word, clue)]
+        pair = [x for x in _anagrams().get(rest, ()) if _fair(*x, with_word)]
+        if pair and _fair(word, clue, chosen):
+            return [(word, clue), rng.choice(pair)]
+    return None
+
+
+def _mask(letters: str) -> int:
+    return sum(1 << (ord(ch) - 65) for ch in set(letters))
+
+
+@cache
+def _masks() -> tuple[int, ...]:
+    return tuple(_mask(word) for word, _, _ in _counted())
+
+
+@cache
+def _passages(low: int, high: int) -> tuple[tuple[str, str], ...]:
+    """Every run of consecutive sentences of the corpus with ``low`` to ``high`` letters, as
+    (text, sources): the corpus's sentences are short (at most 92 letters), LR²Bench's
+    quotations are not."""
+    corpus = sentences()
+    found = []
+    for start in range(len(corpus)):
+        texts, sources, letters = [], [], 0
+        for text, source in corpus[start:]:
+            texts.append(text)
+            sources.append(source)
+            letters += sum(ch.isalpha() for ch in text)
+            if letters > high:
+                break
+            if letters >= low:
+                found.append((" ".join(texts), "; ".join(dict.fromkeys(sources))))
+    if not found:
+        raise ValueError(f"no passage of {low} to {high} letters in the corpus")
+    return tuple(found)
 
 
 def _gives_away(words: list[tuple[str, str]]) -> bool:
@@ -100,23 +219,27 @@ class Acrostic(PuzzleKind):
         "Acrostic: clue words whose letters spell a quotation",
         "every clue's word and the quotation",
         (
-            Parameter("letters", 30, 15, 80, "least letters in the quotation"),
-            Parameter("spread", 20, 10, 60, "letters more the quotation may have"),
+            Parameter("letters", 30, 15, 400, "least letters in the quotation"),
+            Parameter("spread", 20, 10, 100, "letters more the quotation may have"),
         ),
-        {
-            "easy": {"letters": 15, "spread": 15},
-            "medium": {"letters": 30, "spread": 15},
-            "hard": {"letters": 45, "spread": 20},
-        },
+        # LR²Bench's quotations: easy 72–162 letters, hard 172–258. No level goes beyond
+        # yet: 26 clues (A–Z) of at most 15 letters rarely split a longer quotation.
+        Levels(
+            {
+                "72-162-letters": {"letters": 72, "spread": 90},
+                "172-258-letters": {"letters": 172, "spread": 86},
+            },
+            aliases={
+                "easy": "72-162-letters",
+                "medium": "72-162-letters",
+                "hard": "172-258-letters",
+            },
+        ),
     )
 
     def generate(self, rng, params: Mapping[str, int]):
         low, high = params["letters"], params["letters"] + params["spread"]
-        pool = [
-            (text, source)
-            for text, source in sentences()
-            if low <= sum(ch.isalpha() for ch in text) <= high
-        ]
+        pool = _passages(low, high)
         for _ in range(400):
             quote, source = rng.choice(pool)
             letters = "".join(ch for ch in quote.upper() if ch.isalpha())

@@ -1,14 +1,15 @@
-"""Crosswords: words from the bundled word list laid across and down a square grid, each
-clued by its definition.
+"""Crosswords: American-style grids filled from the bundled word list, each entry clued by
+its definition.
 
-Generation (deterministic by seed): the first word goes across the middle; then words drawn
-from the list are placed one at a time where they cross letters already in the grid,
-never running into or alongside another word (so no unintended word forms), until the
-grid holds its target number of entries or no drawn word fits. Entries are numbered as in
-a printed crossword (left to right, top to bottom; a square starting an across and a down
-entry has one number). The solution is the set of placed words: the clues and the shared
-letters determine it for a solver who knows the words; there is no SAT proof here, since
-what makes it the only answer is the language.
+Generation (deterministic by seed, ``fill.dense_fill``): a block pattern symmetric about the
+centre, in which every white square belongs to an across and a down entry of at least three
+letters, is filled by a search over the fill list (``data/fill.tsv``) so that every run of
+letters is a word of the list, no word appears twice, and no entry's word appears in another
+entry's clue. The pattern's shape (entries, white share) is LR²Bench's for its sizes (see
+``shape_for``). Entries are numbered as in a printed crossword (left to right, top to
+bottom; a square starting an across and a down entry has one number). The solution is the
+set of words: the clues and the crossing letters determine it for a solver who knows the
+words; there is no SAT proof here, since what makes it the only answer is the language.
 
 The subtasks, LR²Bench's as ours, are the entries (the keys of LR²Bench's gold mapping),
 Across then Down by number: one is right when the answer gives the entry's word.
@@ -22,118 +23,48 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from engine.core.families.base import Kind, Parameter
+from engine.core.families.base import Kind, Levels, Parameter
 from engine.core.families.puzzles.common import PuzzleKind, Reading, letters_only, maybe_json
-from engine.core.families.puzzles.words import by_length, clue_for
+from engine.core.families.puzzles.fill import Shape, dense_fill
+from engine.core.families.puzzles.words import clue_for, fill_entries
 
 BLANK = "#"
 INTRO = (
     "Here is a {size} x {size} crossword. # is a blocked square, _ a square to fill; "
     "a number marks where an entry starts. Each entry's clue gives its length."
 )
-TARGET = {5: 6, 6: 7, 7: 9, 8: 10, 9: 12, 10: 14, 11: 16, 12: 18, 13: 21, 14: 24, 15: 28}
 
 
-def _fits(grid, word, row, col, across, ways=None) -> int | None:
-    """How many letters ``word`` shares with the grid when placed at (row, col), or None
-    when it cannot go there (out of the grid, a clash, touching another word, or running
-    along a word placed the same way). ``ways`` maps a square to the directions of the
-    words through it."""
-    n = len(grid)
-    dr, dc = (0, 1) if across else (1, 0)
-    end_r, end_c = row + dr * (len(word) - 1), col + dc * (len(word) - 1)
-    if not (0 <= row < n and 0 <= col < n and end_r < n and end_c < n):
-        return None
-    before = (row - dr, col - dc)
-    after = (end_r + dr, end_c + dc)
-    for r, c in (before, after):
-        if 0 <= r < n and 0 <= c < n and grid[r][c] != BLANK:
-            return None
-    crossings = 0
-    for i, letter in enumerate(word):
-        r, c = row + dr * i, col + dc * i
-        cell = grid[r][c]
-        if cell == letter:
-            if ways is not None and across in ways.get((r, c), ()):
-                return None  # it would run along (and swallow) a word placed this way
-            crossings += 1
-            continue
-        if cell != BLANK:
-            return None
-        # A new letter: nothing beside it across the word's direction.
-        for sr, sc in ((r + dc, c + dr), (r - dc, c - dr)):
-            if 0 <= sr < n and 0 <= sc < n and grid[sr][sc] != BLANK:
-                return None
-    return crossings if crossings < len(word) else None
+def shape_for(size: int, entries: int) -> Shape:
+    """The pattern a grid of ``size`` is drawn to: at least ``entries`` entries (0: as many
+    as LR²Bench's grids of that size have, about 0.31 × size²), at most 12 % more, white
+    share 0.80–0.87 (0.70 from 10×10 down, 0.92 at most for the small ones), entries no
+    longer than 5 + size / 5 letters (LR²Bench's long themed entries are phrases the list
+    lacks). Measured on LR²Bench's crosswords (tests/families/puzzles/lr2bench_sizes.json):
+    5×5 10 entries, white 0.84–1.0; 10×10 28–38, 0.70–0.86; 15×15 70–78, 0.80–0.87;
+    21×21 140–144, 0.82–0.83."""
+    least = entries or max(2 * size, round(0.31 * size * size))
+    return Shape(
+        least_entries=least,
+        most_entries=least + round(least * 0.12),
+        least_white=0.70 if size <= 10 else 0.80,
+        most_white=0.92 if size <= 7 else 0.87,
+        longest=min(size, 5 + size // 5),
+    )
 
 
-def _place(grid, word, row, col, across) -> None:
-    dr, dc = (0, 1) if across else (1, 0)
-    for i, letter in enumerate(word):
-        grid[row + dr * i][col + dc * i] = letter
-
-
-def fill(rng, size: int, target: int, draws: int = 40, misses: int = 25):
-    """(grid, placements): placements are (word, clue, row, col, across). Each round draws
-    ``draws`` words and places the one that crosses the grid most (ties drawn at random);
-    it stops at ``target`` entries or after ``misses`` rounds in which no word fitted."""
-    words, openers = _pool(size)
-    grid = [[BLANK] * size for _ in range(size)]
-    template = _template()
-    word, definition = rng.choice(openers)
-    first = (word, clue_for(word, definition))
-    row, col = size // 2, (size - len(first[0])) // 2
-    _place(grid, first[0], row, col, True)
-    placed = [(first[0], first[1], row, col, True)]
-    used = {first[0]}
-    letters: dict[str, list[tuple[int, int]]] = {}
-    ways: dict[tuple[int, int], set[bool]] = {}
-    for i, letter in enumerate(first[0]):
-        letters.setdefault(letter, []).append((row, col + i))
-        ways[(row, col + i)] = {True}
-    # No clue may give away another entry: a word never appears in another entry's clue.
-    clue_words = set(_tokens(first[1])) | template
-    missed = 0
-    while len(placed) < target and missed < misses:
-        options = []
-        for word, definition in rng.sample(words, draws):
-            clue = clue_for(word, definition)  # a written clue when one is active
-            if word in used or word in clue_words or used & set(_tokens(clue)):
-                continue
-            for i, own in enumerate(word):
-                for r, c in letters.get(own, ()):
-                    for across in (True, False):
-                        sr, sc = (r, c - i) if across else (r - i, c)
-                        shared = _fits(grid, word, sr, sc, across, ways)
-                        if shared:
-                            options.append((shared, len(word), word, clue, sr, sc, across))
-        if not options:
-            missed += 1
-            continue
-        best = max(option[:2] for option in options)
-        _, _, word, clue, r, c, across = rng.choice(sorted(o for o in options if o[:2] == best))
-        _place(grid, word, r, c, across)
-        dr, dc = (0, 1) if across else (1, 0)
-        for i, letter in enumerate(word):
-            cell = (r + dr * i, c + dc * i)
-            ways.setdefault(cell, set()).add(across)
-            if cell not in letters.setdefault(letter, []):
-                letters[letter].append(cell)
-        placed.append((word, clue, r, c, across))
-        used.add(word)
-        clue_words.update(_tokens(clue))
-    return grid, placed
+def enumeration(word: str) -> str:
+    """The entry's length as a printed crossword gives it: "5", or "3,5" for a phrase
+    ("ice cream" is entered ICECREAM)."""
+    display = displays().get(word, word)
+    return (
+        ",".join(str(len(part)) for part in display.split()) if " " in display else str(len(word))
+    )
 
 
 @cache
-def _pool(size: int) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]:
-    """(every word that fits a grid of ``size``, the long ones a grid may open with), as
-    (word, definition): built once per size, not once per crossword."""
-    words = tuple(entry for length in range(3, size + 1) for entry in by_length().get(length, ()))
-    template = _template()
-    longest = min(size, 12)
-    openers = tuple((w, d) for w, d in words if len(w) >= max(3, longest - 2) and w not in template)
-    return words, openers
+def displays() -> dict[str, str]:
+    return {word: display for word, _, _, display in fill_entries()}
 
 
 @cache
@@ -159,21 +90,36 @@ class Crossword(PuzzleKind):
         "Crossword from a word list with definition clues",
         "every entry's word, keyed by its number and direction",
         (
-            Parameter("size", 5, 5, 15, "the grid's side"),
+            Parameter("size", 5, 5, 21, "the grid's side"),
+            Parameter("entries", 0, 0, 200, "least number of entries (0: LR²Bench's for the size)"),
             Parameter("clues", 0, 0, 1, "1: clues written by the authoring LLM where stored"),
         ),
-        {"easy": {"size": 5}, "medium": {"size": 10}, "hard": {"size": 15}},
+        # LR²Bench's sizes (its 15×15 level also holds 16×16 and 21×21 grids); 21×21 as a
+        # level of its own goes beyond.
+        Levels(
+            {
+                "5x5": {"size": 5, "entries": 10},
+                "10x10": {"size": 10, "entries": 30},
+                "15x15": {"size": 15, "entries": 70},
+                "21x21": {"size": 21, "entries": 140},
+            },
+            aliases={"easy": "5x5", "medium": "10x10", "hard": "15x15"},
+        ),
     )
 
     def generate(self, rng, params: Mapping[str, int]):
         size = params["size"]
-        # Small grids have few places to cross: draw more words per round to fill them;
-        # a sparse fill is drawn again (the same rng goes on, so this stays deterministic).
-        target = TARGET.get(size, size * 2)
-        for _ in range(10):
-            grid, placed = fill(rng, size, target, draws=40 if size >= 10 else 150)
-            if len(placed) >= max(4, target * 3 // 5):
-                break
+        grid, words = dense_fill(
+            rng, size, shape_for(size, params["entries"]), clue_for, banned=_template()
+        )
+        placed = []
+        for word, clue, squares in words:
+            (r, c), across = squares[0], squares[0][0] == squares[1][0]
+            placed.append((word, clue, r, c, across))
+        grid = [list(row) for row in grid]
+        for word, _, squares in words:
+            for (r, c), letter in zip(squares, word, strict=True):
+                grid[r][c] = letter
         numbers = numbering(placed)
         solution, clues = {}, {}
         for word, clue, r, c, across in sorted(
@@ -181,7 +127,7 @@ class Crossword(PuzzleKind):
         ):
             key = f"{numbers[(r, c)]}-{'Across' if across else 'Down'}"
             solution[key] = word
-            clues[key] = f"{clue} ({len(word)})"
+            clues[key] = f"{clue} ({enumeration(word)})"
         shape = [
             "".join(BLANK if grid[r][c] == BLANK else "_" for c in range(size)) for r in range(size)
         ]
@@ -262,8 +208,8 @@ class Crossword(PuzzleKind):
 
 
 def _length(clue: str) -> int:
-    match = re.search(r"\((\d+)\)$", clue)
-    return int(match.group(1)) if match else 3
+    match = re.search(r"\(([\d,]+)\)$", clue)
+    return sum(map(int, match.group(1).split(","))) if match else 3
 
 
 def _entry_key(text: str) -> str:

@@ -18,7 +18,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core.families.base import Kind, Parameter
+from engine.core.families.base import Kind, Levels, Parameter
 from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
 from engine.core.families.puzzles.corpus import passage
 
@@ -46,12 +46,21 @@ class Cryptogram(PuzzleKind):
             Parameter("length", 40, 20, 400, "least length of the text in characters"),
             Parameter("hints", 3, 0, 10, "cipher letters revealed"),
         ),
-        {
-            "easy": {"length": 30, "hints": 5},
-            "medium": {"length": 60, "hints": 2},
-            "hard": {"length": 100, "hints": 0},
-            "expert": {"length": 40, "hints": 0},  # short: few repeats to lean on
-        },
+        # LR²Bench: easy 60–147 letters (median 98), hard 51–124 (66), 3 hints each; a
+        # short text without hints goes beyond (few repeats to lean on).
+        Levels(
+            {
+                "120-chars-3-hints": {"length": 120, "hints": 3},
+                "80-chars-3-hints": {"length": 80, "hints": 3},
+                "60-chars-0-hints": {"length": 60, "hints": 0},
+            },
+            aliases={
+                "easy": "120-chars-3-hints",
+                "medium": "80-chars-3-hints",
+                "hard": "60-chars-0-hints",
+                "expert": "60-chars-0-hints",
+            },
+        ),
     )
 
     def generate(self, rng, params: Mapping[str, int]):

@@ -21,7 +21,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core.families.base import Kind, Parameter
+from engine.core.families.base import Kind, Levels, Parameter
 from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
 from engine.core.families.puzzles.corpus import passage
 
@@ -47,12 +47,21 @@ class DropQuote(PuzzleKind):
             Parameter("width", 10, 6, 24, "columns of the grid"),
             Parameter("length", 40, 20, 300, "least length of the quotation in characters"),
         ),
-        {
-            "easy": {"width": 8, "length": 25},
-            "medium": {"width": 12, "length": 50},
-            "hard": {"width": 16, "length": 100},
-            "expert": {"width": 20, "length": 200},
-        },
+        # LR²Bench: easy 15 columns, 21–86 letters (median 40); hard 20 columns, 44–91
+        # (70); 24 columns and 150 characters go beyond.
+        Levels(
+            {
+                "15-columns": {"width": 15, "length": 50},
+                "20-columns": {"width": 20, "length": 85},
+                "24-columns": {"width": 24, "length": 150},
+            },
+            aliases={
+                "easy": "15-columns",
+                "medium": "15-columns",
+                "hard": "20-columns",
+                "expert": "24-columns",
+            },
+        ),
     )
 
     def generate(self, rng, params: Mapping[str, int]):

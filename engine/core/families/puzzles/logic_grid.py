@@ -32,7 +32,7 @@ from typing import Any
 
 from pysat.solvers import Minisat22
 
-from engine.core.families.base import Kind, Parameter
+from engine.core.families.base import Kind, Levels, Parameter
 from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
 
 
@@ -147,12 +147,18 @@ class LogicGrid(PuzzleKind):
             Parameter("categories", 3, 3, 6, "categories, the people's names included"),
             Parameter("items", 4, 3, 7, "people (values per category)"),
         ),
-        {
-            "easy": {"categories": 3, "items": 3},
-            "medium": {"categories": 4, "items": 4},
-            "hard": {"categories": 4, "items": 6},
-            "expert": {"categories": 6, "items": 7},
-        },
+        # categories x people: LR²Bench's are 4x4, 4x5, 4x6 and 4x7; 6x7 goes beyond.
+        Levels(
+            {
+                "3x3": {"categories": 3, "items": 3},
+                "4x4": {"categories": 4, "items": 4},
+                "4x5": {"categories": 4, "items": 5},
+                "4x6": {"categories": 4, "items": 6},
+                "4x7": {"categories": 4, "items": 7},
+                "6x7": {"categories": 6, "items": 7},
+            },
+            aliases={"easy": "3x3", "medium": "4x4", "hard": "4x6", "expert": "6x7"},
+        ),
     )
 
     def generate(self, rng, params: Mapping[str, int]):

@@ -26,7 +26,7 @@ from typing import Any
 
 from pysat.solvers import Minisat22
 
-from engine.core.families.base import Kind, Parameter
+from engine.core.families.base import Kind, Levels, Parameter
 from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
 
 
@@ -179,13 +179,25 @@ class Sudoku(PuzzleKind):
             Parameter("box", 2, 2, 4, "box size: 2 for 4×4, 3 for 9×9, 4 for 16×16"),
             Parameter("holes", 50, 20, 90, "share of cells emptied, in percent (at most)"),
         ),
-        {
-            "easy": {"box": 2, "holes": 50},
-            "4x4_hard": {"box": 2, "holes": 75},
-            "medium": {"box": 3, "holes": 55},
-            "hard": {"box": 3, "holes": 80},
-            "expert": {"box": 4, "holes": 65},
-        },
+        # LR²Bench's levels by their givens: 4×4 easy 6, hard 5; 9×9 easy 33–36 (35),
+        # hard 28–32 (29); then beyond them a minimal 9×9 (no clue can go) and 16×16.
+        Levels(
+            {
+                "4x4": {"box": 2, "holes": 63},
+                "4x4-hard": {"box": 2, "holes": 69},
+                "9x9": {"box": 3, "holes": 57},
+                "9x9-hard": {"box": 3, "holes": 65},
+                "9x9-minimal": {"box": 3, "holes": 80},
+                "16x16": {"box": 4, "holes": 65},
+            },
+            aliases={
+                "easy": "4x4",
+                "4x4_hard": "4x4-hard",
+                "medium": "9x9",
+                "hard": "9x9-minimal",
+                "expert": "16x16",
+            },
+        ),
     )
 
     def generate(self, rng, params: Mapping[str, int]):

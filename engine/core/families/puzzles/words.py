@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "data" / "words.tsv"
+FILL = Path(__file__).resolve().parent / "data" / "fill.tsv"
 
 
 @cache
@@ -34,6 +35,20 @@ def by_length() -> dict[int, tuple[tuple[str, str], ...]]:
     for word, clue in entries():
         groups.setdefault(len(word), []).append((word, clue))
     return {length: tuple(group) for length, group in groups.items()}
+
+
+@cache
+def fill_entries() -> tuple[tuple[str, str, int, str], ...]:
+    """The dense crosswords' list (``data/fill.tsv``, a superset of the common words, built
+    with them by ``build_words.py``): (WORD, clue, Zipf frequency × 100, display) sorted by
+    word; ``display`` is how the entry is written ("ice cream" for ICECREAM)."""
+    found = []
+    for line in FILL.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        word, _, frequency, clue, display = line.split("\t")
+        found.append((word, clue, int(frequency), display))
+    return tuple(found)
 
 
 # Clues written by the authoring LLM, checked and stored by the platform
