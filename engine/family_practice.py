@@ -31,7 +31,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from engine import families, practice
-from engine.core.families.base import FamilyError, get_family
+from engine.core.families.base import FamilyError, SeedRefused, get_family
 from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
 
 logger = logging.getLogger(__name__)
@@ -40,6 +40,9 @@ logger = logging.getLogger(__name__)
 # died, a message was dropped): it no longer blocks a new one and is reported as failed.
 STALE_AFTER = timedelta(minutes=10)
 SEED_BITS = 40
+# Draws of a fresh seed before giving up, for generators that refuse some seeds
+# (engine.core.families.base.SeedRefused).
+SEED_DRAWS = 3
 IN_FLIGHT = (FamilyPracticeRequest.Status.PENDING, FamilyPracticeRequest.Status.RUNNING)
 SERVED_ORIGINS = (FamilyTask.Origin.PUBLIC, FamilyTask.Origin.IMPORTED)
 
@@ -160,13 +163,19 @@ def run_family_practice_request(request_id: int) -> str:
         return f"request {request_id} is not pending: nothing to do"
     request = FamilyPracticeRequest.objects.select_related("player").get(pk=request_id)
     try:
-        report = families.do_generate_family_tasks(
-            request.family,
-            request.kind,
-            count=1,
-            seed=secrets.randbits(SEED_BITS),
-            level=request.level or None,
-        )
+        for draw in range(SEED_DRAWS):
+            try:
+                report = families.do_generate_family_tasks(
+                    request.family,
+                    request.kind,
+                    count=1,
+                    seed=secrets.randbits(SEED_BITS),
+                    level=request.level or None,
+                )
+                break
+            except SeedRefused:
+                if draw == SEED_DRAWS - 1:
+                    raise
     except FamilyError as error:
         return _finish(request, error=f"no task could be generated: {error}"[:500])
     except Exception:

@@ -130,7 +130,7 @@ def build_task_sets(
 def _fresh_family_task(family: str, kind: str, level: str, seed: int | None) -> FamilyTask:
     """A new task of origin ``study`` with a secret seed (``seed``, or a fresh one; a
     task that already exists under the seed is never taken: another fresh seed is drawn)."""
-    from engine.core.families.base import FamilyError
+    from engine.core.families.base import FamilyError, SeedRefused
     from engine.families import do_generate_family_tasks
 
     for attempt in range(5):
@@ -139,6 +139,8 @@ def _fresh_family_task(family: str, kind: str, level: str, seed: int | None) -> 
             report = do_generate_family_tasks(
                 family, kind, count=1, seed=drawn, level=level, origin=FamilyTask.Origin.STUDY
             )
+        except SeedRefused:
+            continue  # a seed with no task: draw another
         except FamilyError as error:
             raise StudyError(str(error)) from None
         if report.created:

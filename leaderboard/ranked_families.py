@@ -25,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from engine.core.families.base import FamilyError
+from engine.core.families.base import FamilyError, SeedRefused
 from engine.families import do_generate_family_tasks
 from engine.models import FamilyAttempt, FamilyTask
 from engine.seeds import fresh_seed
@@ -105,6 +105,8 @@ def _fresh_task(request: RankedFamilyRequest) -> FamilyTask:
                 level=request.level,
                 origin=FamilyTask.Origin.RANKED,
             )
+        except SeedRefused:
+            continue  # a seed with no task (engine.core.families.base): draw another
         except FamilyError as error:
             raise GenerationFailed(f"could not generate a ranked task: {error}") from None
         if report.created:

@@ -42,8 +42,14 @@ def _play_families():
             value = task.hidden["answer"] if right else task.hidden["answer"] + 1
             return FakeResponse(content=f"Answer: {value}")
         grid = [row[:] for row in task.hidden["solution"]]
-        if not right:
-            grid[0][0] = grid[0][0] % 4 + 1
+        if not right:  # one empty cell wrong (LR²Bench scores the empty cells only)
+            r, c = next(
+                (r, c)
+                for r, line in enumerate(task.public["grid"])
+                for c, given in enumerate(line)
+                if not given
+            )
+            grid[r][c] = grid[r][c] % 4 + 1
         return FakeResponse(content=f"<Answer>{json.dumps(grid)}</Answer>")
 
     with FakeChatServer(script) as server:

@@ -42,6 +42,12 @@ class FamilyError(ValueError):
     what is wrong, for the command line or an API 400."""
 
 
+class SeedRefused(FamilyError):
+    """A seed that gives no task (a published generator that never finishes on it, as
+    KORGym's Long Cat on some seeds): another seed will. Whoever draws fresh seeds (practice,
+    ranked attempts, study sets) draws again."""
+
+
 @dataclass(frozen=True)
 class Parameter:
     """One difficulty knob of a kind: an integer in ``[low, high]``."""

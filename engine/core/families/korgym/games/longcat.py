@@ -13,7 +13,7 @@ evaluator then scores 0), even after the board is already filled.
 
 KORGym's flaws: its rules speak of an n × n board, but rows and columns are drawn apart
 (kept); its generator redraws boards without end, and for seed 20 finds no solvable one in
-hours (here a seed is refused with a ``FamilyError`` past ``MAX_BOARDS`` boards, which
+hours (here a seed is refused with a ``SeedRefused`` past ``MAX_BOARDS`` boards, which
 none of KORGym's other evaluation seeds 0-49 reaches).
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from engine.core.families.base import FamilyError
+from engine.core.families.base import SeedRefused
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = (
@@ -274,9 +274,9 @@ class LongCat(KorgymGame):
                 if solve(grid, BUDGET) is not None:
                     break
             except Undecided:
-                raise FamilyError(UNDECIDED.format(seed=seed)) from None
+                raise SeedRefused(UNDECIDED.format(seed=seed)) from None
         else:
-            raise FamilyError(UNDECIDED.format(seed=seed))
+            raise SeedRefused(UNDECIDED.format(seed=seed))
         return {
             "score": 0,
             "is_end": False,
