@@ -60,7 +60,7 @@ def test_words_tie_to_every_square_once_and_scores(level, seed, data):
 
 
 def test_deterministic_and_the_square_form():
-    # Seed 13 draws a quotation without an apostrophe (see the xfail test below).
+    # Seed 13 draws a quotation without an apostrophe (one with is tested below).
     one, two = (FAMILY.generate("acrostic", 13, level="medium") for _ in range(2))
     assert json.dumps([one.public, one.hidden]) == json.dumps([two.public, two.hidden])
     squares = {str(n): ch for n, ch in _square_letters(one).items()}
@@ -100,11 +100,6 @@ def test_quotations_are_as_long_as_lr2bench_easy_ones():
     assert FAMILY.kind("acrostic").canonical_level("hard") == "172-258-letters"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the squares form cannot carry an apostrophe: LADY'S is read as LADYS and "
-    "counted wrong (a reader's matter, left to the answer-format work)",
-)
 def test_a_word_with_an_apostrophe_reads_from_its_squares():
     task = FAMILY.generate("acrostic", 12, level="72-162-letters")
     assert "'" in task.hidden["quote"]
