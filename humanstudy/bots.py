@@ -57,6 +57,10 @@ class FamilyPlan:
     reference: tuple
     random: tuple
     turn_limit: int = 0
+    # For a game: whether a move is allowed after the accepted ones (the careless bot
+    # plays random moves the game allows, so it never gets stuck on words that fit no
+    # position it reaches).
+    allowed: object = None
 
 
 def _form_fields(form: str | None, public: dict, answer: str) -> tuple[tuple[str, str], ...]:
@@ -87,7 +91,7 @@ def family_plan(task) -> FamilyPlan:
     """The bots' plan for a stored family task (``engine.models.FamilyTask``), checked: the
     reference plan must score as solved, else :class:`Unplayable` says why."""
     from benchmark.family_runner import random_answer
-    from engine.core.families.base import get_family
+    from engine.core.families.base import FamilyError, get_family
 
     family = get_family(task.family)
     instance = task.to_core()
@@ -103,7 +107,15 @@ def family_plan(task) -> FamilyPlan:
         keys = family.keys(task.kind).values() if hasattr(family, "keys") else ()
         words = tuple(sorted(set(moves) | set(keys)))
         limit = int(task.public.get("turn_limit") or 0)
-        return FamilyPlan(name, True, moves, words, limit)
+
+        def allowed(history: list[str], move: str) -> bool:
+            try:
+                family.step(instance, history, move)
+            except FamilyError:
+                return False
+            return True
+
+        return FamilyPlan(name, True, moves, words, limit, allowed)
     form = family.answer_form(task.kind)
     try:
         fields = _form_fields(form, task.public, reference)
@@ -350,6 +362,7 @@ class Bot:
 
     async def _play_family_game(self, page, plan: FamilyPlan, reference: bool):
         moves = list(plan.reference)
+        played: list[str] = []
         refused = 0
         while not FAMILY_RESULT.search(page.text):
             if reference:
@@ -358,10 +371,14 @@ class Bot:
                 await asyncio.sleep(self.think * self.rng.uniform(0.8, 1.2))
                 move = moves.pop(0)
             else:
-                move = self.rng.choice(plan.random)
+                fitting = [w for w in plan.random if plan.allowed(played, w)]
+                move = self.rng.choice(fitting or list(plan.random))
             page = await self._send_family(page, {"move": move})
+            if FAMILY_RESULT.search(page.text):
+                break  # the game ended (won, at its limit, or its time ran out): its result
             if REFUSED not in page.text:  # the page says why a move was refused
                 refused = 0
+                played.append(move)
             else:
                 refused += 1
                 if reference or refused >= MAX_REFUSED_IN_A_ROW:

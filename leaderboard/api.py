@@ -439,6 +439,11 @@ class FamilyLeaderboardList(generics.ListAPIView):
 
     def get_queryset(self):
         params = self.request.query_params
+        for field in ("family", "kind", "level", "round"):
+            value = params.get(field, "")
+            if "\x00" in value or len(value) > 100:
+                # A NUL cannot be stored or looked up (PostgreSQL refuses it): no such rows.
+                raise ValidationError({field: "must be a name of at most 100 characters"})
         rows = FamilyBoardRow.objects.select_related("model__owner", "round")
         round_name = params.get("round", "").strip()
         if round_name:

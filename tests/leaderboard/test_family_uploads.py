@@ -451,3 +451,10 @@ def test_a_generated_puzzle_file_reaches_the_board_with_lr2bench_figures(researc
     assert row["self_reported"] and not row["verified"]
     assert row["cr"] == pytest.approx(0.5) and row["em"] == pytest.approx(0.5)
     assert 0 < row["s_acc"] < 1
+
+
+@pytest.mark.parametrize("field", ["family", "kind", "level", "round"])
+def test_the_family_board_api_refuses_a_nul_or_overlong_name_with_a_400(field):
+    for value in ("sim\x00ple", "x" * 101):
+        response = Client().get("/api/v1/family-leaderboard/", {field: value})
+        assert response.status_code == 400 and field in response.json()["fields"]
