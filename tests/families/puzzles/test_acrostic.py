@@ -105,3 +105,22 @@ def test_a_word_with_an_apostrophe_reads_from_its_squares():
     assert "'" in task.hidden["quote"]
     squares = {str(n): ch for n, ch in _square_letters(task).items()}
     assert FAMILY.score(task, squares).correct
+
+
+def test_a_level_beyond_lr2benchs_longest_quotation():
+    """259–400 letters (LR²Bench's longest is 258): the quotation is split in two halves,
+    so its clues run past Z (AA, AB…); the reference scores 1 and a wrong word does not."""
+    first = FAMILY.generate("acrostic", 0, level="259-400-letters")
+    assert first == FAMILY.generate("acrostic", 0, level="259-400-letters")
+    letters = sum(len(numbers) for numbers in first.public["links"].values())
+    assert 259 <= letters <= 400
+    labels = list(first.public["clues"])
+    assert len(labels) > 26 and labels[26] == "AA"
+    # Every square of the quotation is one clue letter's: the clues cover it exactly.
+    squares = sorted(n for numbers in first.public["links"].values() for n in numbers)
+    assert squares == list(range(1, letters + 1))
+    reference = FAMILY.reference_answer(first)
+    assert FAMILY.score(first, reference).value == 1.0
+    answer = json.loads(reference)
+    answer["AA"] = "Q" * len(answer["AA"])
+    assert FAMILY.score(first, json.dumps(answer)).value < 1.0

@@ -32,6 +32,11 @@ from engine.core.families.puzzles.corpus import sentences
 from engine.core.families.puzzles.words import entries, fill_entries
 
 LABELS = string.ascii_uppercase
+# The clues' labels: A–Z, then AA–AZ for quotations longer than LR²Bench's longest.
+CLUE_LABELS = [*LABELS, *(f"A{letter}" for letter in LABELS)]
+# Past this many letters a quotation is split in two halves, each into at most 26 words
+# (one search over the whole rarely closes), so its clues run past Z.
+ONE_SEARCH_MOST = 258
 
 
 @cache
@@ -182,6 +187,23 @@ def _masks() -> tuple[int, ...]:
 
 
 @cache
+def _split_halves(rng, letters: str, tries: int = 200) -> list[tuple[str, str]] | None:
+    """Words for a quotation too long for one search: its letters in two halves, each split
+    into at most 26 words (``_split``, tried again until it closes), no clue of one half
+    holding an answer of the other; None when a half cannot be split."""
+    half = len(letters) // 2
+    words: list[tuple[str, str]] = []
+    for part in (letters[:half], letters[half:]):
+        for _ in range(tries):
+            found = _split(rng, part, most=len(LABELS))
+            if found and not _gives_away([*words, *found]):
+                words += found
+                break
+        else:
+            return None
+    return words
+
+
 def _passages(low: int, high: int) -> tuple[tuple[str, str], ...]:
     """Every run of consecutive sentences of the corpus with ``low`` to ``high`` letters, as
     (text, sources): the corpus's sentences are short (at most 92 letters), LR²Bench's
@@ -220,14 +242,15 @@ class Acrostic(PuzzleKind):
         "every clue's word and the quotation",
         (
             Parameter("letters", 30, 15, 400, "least letters in the quotation"),
-            Parameter("spread", 20, 10, 100, "letters more the quotation may have"),
+            Parameter("spread", 20, 10, 150, "letters more the quotation may have"),
         ),
-        # LR²Bench's quotations: easy 72–162 letters, hard 172–258. No level goes beyond
-        # yet: 26 clues (A–Z) of at most 15 letters rarely split a longer quotation.
+        # LR²Bench's quotations: easy 72–162 letters, hard 172–258; beyond them 259–400,
+        # with up to 52 clues (A–Z, then AA–AZ).
         Levels(
             {
                 "72-162-letters": {"letters": 72, "spread": 90},
                 "172-258-letters": {"letters": 172, "spread": 86},
+                "259-400-letters": {"letters": 259, "spread": 141},
             },
             aliases={
                 "easy": "72-162-letters",
@@ -243,7 +266,10 @@ class Acrostic(PuzzleKind):
         for _ in range(400):
             quote, source = rng.choice(pool)
             letters = "".join(ch for ch in quote.upper() if ch.isalpha())
-            words = _split(rng, letters, most=len(LABELS))
+            if len(letters) > ONE_SEARCH_MOST:
+                words = _split_halves(rng, letters)
+            else:
+                words = _split(rng, letters, most=len(LABELS))
             if words and not _gives_away(words):
                 break
         else:  # pragma: no cover - never seen: the search succeeds within a few tries
@@ -256,7 +282,7 @@ class Acrostic(PuzzleKind):
         for spots in squares.values():
             rng.shuffle(spots)
         clues, solution, links = {}, {}, {}
-        for label, (word, clue) in zip(LABELS, words, strict=False):
+        for label, (word, clue) in zip(CLUE_LABELS, words, strict=False):
             numbers = [squares[ch].pop() for ch in word]
             clues[label] = f"{clue} ({len(word)})"
             solution[label] = word
