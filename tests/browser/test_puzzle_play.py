@@ -11,6 +11,7 @@ import re
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
+from engine.core.families.base import get_family
 from engine.models import FamilyAttempt
 from tests.browser.test_play_page import PASSWORD, BrowserTestCase, orm
 
@@ -21,6 +22,8 @@ class PuzzlePlayTests(BrowserTestCase):
         User.objects.create_user("solver", password=PASSWORD)
 
     def start(self, kind: str, level: str = "easy"):
+        # The families page names levels by size ("easy" is an alias of the smallest).
+        level = get_family("puzzles").kind(kind).canonical_level(level)
         self.store_task("puzzles", kind, level)
         page = self.start_browser()
         self.log_in(page, "solver", PASSWORD, "/families/")
