@@ -87,6 +87,15 @@ def _form_fields(form: str | None, public: dict, answer: str) -> tuple[tuple[str
     raise Unplayable(f"the bots cannot fill a {form.replace('_', ' ')} form")
 
 
+MOVES_MADE = re.compile(r"Move (\d+) of at most")
+
+
+def _moves_made(html: str) -> int | None:
+    """The moves a game page says were accepted so far, or None if it does not say."""
+    found = MOVES_MADE.search(html)
+    return int(found.group(1)) - 1 if found else None
+
+
 def family_plan(task) -> FamilyPlan:
     """The bots' plan for a stored family task (``engine.models.FamilyTask``), checked: the
     reference plan must score as solved, else :class:`Unplayable` says why."""
@@ -373,10 +382,17 @@ class Bot:
             else:
                 fitting = [w for w in plan.random if plan.allowed(played, w)]
                 move = self.rng.choice(fitting or list(plan.random))
+            before = _moves_made(page.text)
             page = await self._send_family(page, {"move": move})
             if FAMILY_RESULT.search(page.text):
                 break  # the game ended (won, at its limit, or its time ran out): its result
-            if REFUSED not in page.text:  # the page says why a move was refused
+            # Accepted or refused by the server's own count of the moves made (a message
+            # left over from an earlier page must not pass for a refusal).
+            made = _moves_made(page.text)
+            if made is not None and before is not None and made > before:
+                refused = 0
+                played.append(move)
+            elif made is None and REFUSED not in page.text:
                 refused = 0
                 played.append(move)
             else:
