@@ -20,9 +20,11 @@ plays them: a single-shot task's answer form is filled in and sent once, a game'
 sent one by one until it ends. What the bot sends is its :class:`FamilyPlan`, made by the
 command before any bot starts (``family_plan``; a task no plan can be made for refuses the
 rehearsal up front): the careful and paste-happy bots give the family's reference answer
-(its reference moves for a game), the careless bot a random answer (random moves drawn
-from the game's own move words). The bots learn which task is which from their task list
-(the set's name and the positions), never from the database.
+(its reference moves for a game), the careless bot a random answer (for a game, the
+reference moves with slips the game refuses now and then: random moves let its copy of
+the game fall out of step with the server's on the production stack). The bots learn
+which task is which from their task list (the set's name and the positions), never from
+the database.
 """
 
 from __future__ import annotations
@@ -58,8 +60,7 @@ class FamilyPlan:
     random: tuple
     turn_limit: int = 0
     # For a game: whether a move is allowed after the accepted ones (the careless bot
-    # plays random moves the game allows, so it never gets stuck on words that fit no
-    # position it reaches).
+    # slips only in games that refuse its slip).
     allowed: object = None
 
 
@@ -88,6 +89,9 @@ def _form_fields(form: str | None, public: dict, answer: str) -> tuple[tuple[str
 
 
 MOVES_MADE = re.compile(r"Move (\d+) of at most")
+# The careless bot's slip in a game: no game's move (games that take any text, as KORGym's,
+# are never sent it).
+SLIP = "??"
 
 
 def _moves_made(html: str) -> int | None:
@@ -374,14 +378,14 @@ class Bot:
         played: list[str] = []
         refused = 0
         while not FAMILY_RESULT.search(page.text):
-            if reference:
+            if not reference and self.rng.random() < 0.3 and not plan.allowed(played, SLIP):
+                move = SLIP  # the careless bot slips: a move the game refuses, counted
+            else:
                 if not moves:
                     raise BotError(f"{plan.name}: the reference moves ran out before the end")
-                await asyncio.sleep(self.think * self.rng.uniform(0.8, 1.2))
+                if reference:
+                    await asyncio.sleep(self.think * self.rng.uniform(0.8, 1.2))
                 move = moves.pop(0)
-            else:
-                fitting = [w for w in plan.random if plan.allowed(played, w)]
-                move = self.rng.choice(fitting or list(plan.random))
             before = _moves_made(page.text)
             page = await self._send_family(page, {"move": move})
             if FAMILY_RESULT.search(page.text):
@@ -397,7 +401,7 @@ class Bot:
                 played.append(move)
             else:
                 refused += 1
-                if reference or refused >= MAX_REFUSED_IN_A_ROW:
+                if move != SLIP or refused >= MAX_REFUSED_IN_A_ROW:
                     raise BotError(f"{plan.name}: the game refused the move {move!r}")
         return page
 
