@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -257,6 +257,15 @@ class Family(ABC):
         """The answer a browser form posted (``fields``: its fields by name), for a kind
         with an :meth:`answer_form`; ``FamilyError`` for a form with nothing filled in."""
         return fields.get("answer", "")
+
+    def display(
+        self, instance: FamilyInstance, moves: Sequence[str], *, finished: bool = False
+    ) -> Mapping[str, Any] | None:
+        """The board as a person sees it after ``moves`` (``engine.core.families.display``:
+        a grid, cards or rows), or None to show the text view. Built from what the player
+        may see; with ``finished`` (the task has ended and its answer is shown) it may mark
+        hidden parts too (the mines, the word)."""
+        return None
 
     def prompt(self, instance: FamilyInstance) -> str:
         """The task for a chat model, ending with how to give the final answer."""
