@@ -7,9 +7,13 @@ instance is never stored without its oracle values and a checked knowledge book.
 from __future__ import annotations
 
 import json
+import multiprocessing
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from django.db import IntegrityError, transaction
 
@@ -109,8 +113,29 @@ def _book_for(core_domain: CoreDomain, core: CoreInstance) -> tuple[str, list[st
     return text, check_book(core_domain, core, text)
 
 
+def _solved(core_domain: CoreDomain, core: CoreInstance) -> tuple[Any, str, list[str]]:
+    """An instance's optimal-search values and its deterministic book with the checker's
+    problems: the slow, pure part of storing it (run in worker processes for a batch)."""
+    return (solve(core_domain, core), *_book_for(core_domain, core))
+
+
+def _solve_batch(
+    core_domain: CoreDomain, cores: list[CoreInstance], workers: int
+) -> list[tuple[Any, str, list[str]]]:
+    """``_solved`` for each instance, in up to ``workers`` forked processes when there is
+    more than one to do (the optimal search of a Hard instance takes about a second of one
+    core). The children compute only: they never touch the database."""
+    workers = min(workers, len(cores))
+    if workers <= 1 or multiprocessing.current_process().daemon:
+        # A daemonic process (a Celery prefork child) may not have children of its own.
+        return [_solved(core_domain, core) for core in cores]
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        return list(pool.map(partial(_solved, core_domain), cores))
+
+
 def do_store_instances(
-    domain: Domain, instances: Iterable[CoreInstance], *, source: str
+    domain: Domain, instances: Iterable[CoreInstance], *, source: str, workers: int = 1
 ) -> StoreReport:
     """Check, solve and store instances with a deterministic knowledge book each.
 
@@ -118,7 +143,8 @@ def do_store_instances(
        batch before anything is written (nothing half-imported is left behind).
     2. An instance whose (setting, seed) is already stored with the same content is kept
        as it is; the same key with different content is refused.
-    3. New instances get their optimal-search values and a book that passes the checker.
+    3. New instances get their optimal-search values and a book that passes the checker
+       (computed in up to ``workers`` processes).
     """
     core_domain = domain.to_core()
     batch = list(instances)
@@ -142,25 +168,36 @@ def do_store_instances(
             (row.n_truths, row.n_actions, row.n_valid, row.seed): row
             for row in Instance.objects.filter(domain=domain, seed__in=[c.seed for c in batch])
         }
-        new_rows: list[Instance] = []
-        books: list[tuple[Instance, str, list[str]]] = []
+        fresh: list[CoreInstance] = []
         for core in batch:
             key = (len(core.truths), len(core.actions), len(core.valid_truths), core.seed)
             row = existing.get(key)
-            if row is not None:
-                if _same_content(row, core):
-                    report.unchanged.append(row)
-                    continue
+            if row is None:
+                fresh.append(core)
+            elif _same_content(row, core):
+                report.unchanged.append(row)
+            else:
                 raise EngineError(
                     f"seed {core.seed} for {key[0]} truths / {key[1]} actions is already "
                     f"stored in domain {domain.name!r} with different content"
                 )
-            result = solve(core_domain, core)
+        new_rows: list[Instance] = []
+        books: list[tuple[Instance, str, list[str]]] = []
+        for core, (result, text, book_problems) in zip(
+            fresh, _solve_batch(core_domain, fresh, workers), strict=True
+        ):
+            if book_problems:
+                # The deterministic writer must always pass its own checker; if it does
+                # not, that is a bug to surface, not a book to show players.
+                raise EngineError(
+                    f"the knowledge book for seed {core.seed} failed its check: "
+                    + "; ".join(book_problems)
+                )
             row = Instance(
                 domain=domain,
-                n_truths=key[0],
-                n_actions=key[1],
-                n_valid=key[2],
+                n_truths=len(core.truths),
+                n_actions=len(core.actions),
+                n_valid=len(core.valid_truths),
                 seed=core.seed,
                 truths=list(core.truths),
                 actions=list(core.actions),
@@ -170,14 +207,6 @@ def do_store_instances(
                 expected_actions=result.expected_actions,
                 oracle_actions=result.oracle_actions,
             )
-            text, book_problems = _book_for(core_domain, core)
-            if book_problems:
-                # The deterministic writer must always pass its own checker; if it does
-                # not, that is a bug to surface, not a book to show players.
-                raise EngineError(
-                    f"the knowledge book for seed {core.seed} failed its check: "
-                    + "; ".join(book_problems)
-                )
             new_rows.append(row)
             books.append((row, text, book_problems))
         _store_with_books(new_rows, books)
@@ -245,9 +274,11 @@ def do_generate_instances(
     seed: int = 0,
     n_valid: int = 1,
     seeds: Sequence[int] | None = None,
+    workers: int = 1,
 ) -> tuple[list[CoreInstance], StoreReport]:
     """Generate ``count`` instances (seeds ``seed`` … ``seed + count - 1``), or one per seed
-    of ``seeds`` (a round's secret seeds, ``engine.seeds``), and store them."""
+    of ``seeds`` (a round's secret seeds, ``engine.seeds``), and store them (solved in up to
+    ``workers`` processes)."""
     core_domain = domain.to_core()
     if seeds is not None:
         if not seeds:
@@ -264,7 +295,9 @@ def do_generate_instances(
         cores = generate_instances(
             core_domain, n_truths, n_actions, count=count, seed=seed, n_valid=n_valid
         )
-    return cores, do_store_instances(domain, cores, source=Instance.Source.GENERATED)
+    return cores, do_store_instances(
+        domain, cores, source=Instance.Source.GENERATED, workers=workers
+    )
 
 
 def parse_instances_jsonl(lines: Iterable[str]) -> list[CoreInstance]:

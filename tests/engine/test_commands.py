@@ -138,6 +138,27 @@ def test_generate_tasks_writes_the_same_file_byte_for_byte(tmp_path: Path, small
     assert set(lines[0]) == {"truths", "actions", "observations", "valid_truth", "seed"}
 
 
+def test_generate_tasks_in_worker_processes_stores_what_one_process_stores(
+    small_domain_file: Path,
+):
+    run("import_domain", str(small_domain_file))
+    args = ["generate_tasks", "orchard", "--truths", "5", "--actions", "4", "--count", "6"]
+
+    def stored() -> list[tuple]:
+        return [
+            (row.seed, row.expected_actions, row.oracle_actions, row.current_book().text)
+            for row in Instance.objects.order_by("seed")
+        ]
+
+    run(*args, "--workers", "1")
+    alone = stored()
+    Instance.objects.all().delete()
+    assert "6 new" in run(*args, "--workers", "2")
+    assert stored() == alone and len(alone) == 6
+    with pytest.raises(CommandError, match="--workers must be at least 1"):
+        run(*args, "--workers", "0")
+
+
 def test_generate_tasks_reports_an_impossible_request_clearly(small_domain_file: Path):
     run("import_domain", str(small_domain_file))
     with pytest.raises(CommandError, match="truths"):

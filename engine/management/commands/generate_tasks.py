@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 from django.core.management.base import BaseCommand, CommandError
 
 from engine.actions import EngineError, do_generate_instances, instances_to_jsonl
@@ -22,10 +24,16 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0, help="seed of the first instance")
         parser.add_argument("--valid", type=int, default=1, help="valid truths per task")
         parser.add_argument("--out", help="write the instances to this JSONL file")
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=os.cpu_count() or 1,
+            help="processes for the optimal search (default: one per core)",
+        )
 
     def handle(self, *args, **options) -> None:
         domain = get_domain(options["domain"])
-        for flag in ("truths", "actions", "valid"):
+        for flag in ("truths", "actions", "valid", "workers"):
             if options[flag] < 1:
                 raise CommandError(f"--{flag} must be at least 1")
         try:
@@ -36,6 +44,7 @@ class Command(BaseCommand):
                 count=options["count"],
                 seed=options["seed"],
                 n_valid=options["valid"],
+                workers=options["workers"],
             )
         except (GenerationError, EngineError) as error:
             raise CommandError(str(error)) from None

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
@@ -46,7 +48,12 @@ class Command(BaseCommand):
                 made = []
                 for n_truths, n_actions in DEMO_SETTINGS:
                     _, report = do_generate_instances(
-                        row, n_truths=n_truths, n_actions=n_actions, count=count, seed=0
+                        row,
+                        n_truths=n_truths,
+                        n_actions=n_actions,
+                        count=count,
+                        seed=0,
+                        workers=os.cpu_count() or 1,
                     )
                     made.append(f"{len(report.created)} new {n_truths}/{n_actions}")
                 state = "imported" if changed else "unchanged"
