@@ -29,6 +29,7 @@ from leaderboard.scoring import (
     ResultsError,
     _load_line,
     _non_negative_int,
+    storable_text,
 )
 
 # A reply as long as a reasoning model's (LR²Bench allows 32,768 tokens) fits; the line cap
@@ -76,15 +77,7 @@ def _text(value: object, what: str, limit: int) -> str:
     """A string storable in any database (no NUL, no unpaired surrogate), bounded."""
     if not isinstance(value, str):
         raise ValueError(f"{what} must be a string")
-    if len(value) > limit:
-        raise ValueError(f"{what} is longer than {limit:,} characters")
-    if "\x00" in value:
-        raise ValueError(f"{what} holds a NUL character")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError(f"{what} holds an unpaired surrogate (not valid Unicode)") from None
-    return value
+    return storable_text(value, what, limit)
 
 
 def _key(value: object, what: str) -> str:

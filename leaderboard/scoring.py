@@ -87,11 +87,12 @@ def _seed(value: object) -> int:
     return value
 
 
-def _name(value: str, what: str) -> str:
-    """A move's name as sent: bounded, and storable in any database (no NUL character,
-    no unpaired surrogate, which PostgreSQL and UTF-8 refuse)."""
-    if len(value) > MAX_NAME:
-        raise ValueError(f"{what} is longer than {MAX_NAME} characters")
+def storable_text(value: str, what: str, limit: int) -> str:
+    """Text from a results file, bounded and storable in any database (no NUL character,
+    no unpaired surrogate, which PostgreSQL and UTF-8 refuse); ``ValueError`` naming
+    ``what`` otherwise."""
+    if len(value) > limit:
+        raise ValueError(f"{what} is longer than {limit:,} characters")
     if "\x00" in value:
         raise ValueError(f"{what} holds a NUL character")
     try:
@@ -99,6 +100,11 @@ def _name(value: str, what: str) -> str:
     except UnicodeEncodeError:
         raise ValueError(f"{what} holds an unpaired surrogate (not valid Unicode)") from None
     return value
+
+
+def _name(value: str, what: str) -> str:
+    """A move's name as sent (see ``storable_text``)."""
+    return storable_text(value, what, MAX_NAME)
 
 
 def _moves(values: list, what: str) -> list[str]:
