@@ -72,14 +72,10 @@ class SubmissionList(APIView):
         "trajectories or more are scored in the background: poll the submission.",
     )
     def post(self, request):
-        too_large = _too_large(request)
-        if too_large is not None:
-            return too_large
-        form = SubmissionCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            accepted = actions.submit_results(
+        return _submit(
+            request,
+            SubmissionCreateSerializer,
+            lambda data: actions.submit_results(
                 request.user,
                 model=data["model"],
                 domain=data["domain"],
@@ -88,12 +84,25 @@ class SubmissionList(APIView):
                 fmt=data["format"],
                 content=data["file"].read(),
                 metadata=_metadata(data),
-            )
-        except actions.ModelNotYours as error:
-            return Response({"error": str(error)}, status=status.HTTP_403_FORBIDDEN)
-        except actions.SubmissionError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return _accepted_response(accepted)
+            ),
+        )
+
+
+def _submit(request, form_class, submit) -> Response:
+    """One upload's request, whatever the family: 413 before reading an oversized body,
+    the form checked (400), then ``submit(validated data)``, its refusals as 403 or 400."""
+    too_large = _too_large(request)
+    if too_large is not None:
+        return too_large
+    form = form_class(data=request.data)
+    form.is_valid(raise_exception=True)
+    try:
+        accepted = submit(form.validated_data)
+    except actions.ModelNotYours as error:
+        return Response({"error": str(error)}, status=status.HTTP_403_FORBIDDEN)
+    except actions.SubmissionError as error:
+        return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+    return _accepted_response(accepted)
 
 
 def _too_large(request) -> Response | None:
@@ -170,14 +179,10 @@ class FamilySubmissionList(APIView):
         "problem, by line, and nothing of it counts. Poll /api/v1/submissions/{id}/.",
     )
     def post(self, request):
-        too_large = _too_large(request)
-        if too_large is not None:
-            return too_large
-        form = FamilySubmissionCreateSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        try:
-            accepted = actions.submit_family_results(
+        return _submit(
+            request,
+            FamilySubmissionCreateSerializer,
+            lambda data: actions.submit_family_results(
                 request.user,
                 model=data["model"],
                 family=data["family"],
@@ -186,12 +191,8 @@ class FamilySubmissionList(APIView):
                 level=data["level"],
                 content=data["file"].read(),
                 metadata=_metadata(data),
-            )
-        except actions.ModelNotYours as error:
-            return Response({"error": str(error)}, status=status.HTTP_403_FORBIDDEN)
-        except actions.SubmissionError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        return _accepted_response(accepted)
+            ),
+        )
 
 
 class SubmissionDetail(APIView):
