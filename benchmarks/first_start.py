@@ -25,6 +25,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -70,6 +71,7 @@ def run(mode: str) -> int:
         env["PIP_CACHE_DIR"] = str(workdir / "pip-cache")
     port = free_port()
     env["PORT"] = str(port)
+    env["PYTHONUNBUFFERED"] = "1"  # each phase's lines arrive when written
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
     print(f"mode: {mode}; load average before: {os.getloadavg()}; {os.cpu_count()} cores")
     cpu_before = children_cpu()
@@ -85,20 +87,23 @@ def run(mode: str) -> int:
         start_new_session=True,
     )
     status = 1
-    try:
+    output: list[str] = []
+
+    def read_output() -> None:
         assert server.stdout is not None
-        os.set_blocking(server.stdout.fileno(), False)
-        buffered = ""
+        for line in server.stdout:
+            output.append(line)
+            for name, pattern in PHASES:
+                if name not in marks and pattern.search(line):
+                    marks[name] = time.monotonic() - started
+
+    reader = threading.Thread(target=read_output, daemon=True)
+    reader.start()
+    try:
         while time.monotonic() - started < DEADLINE_SECONDS:
-            chunk = server.stdout.read() or ""
-            buffered += chunk
-            *lines, buffered = buffered.split("\n")
-            for line in lines:
-                for name, pattern in PHASES:
-                    if name not in marks and pattern.search(line):
-                        marks[name] = time.monotonic() - started
             if server.poll() is not None:
-                print(f"start.sh stopped with status {server.returncode}:\n{buffered}")
+                print(f"start.sh stopped with status {server.returncode}:")
+                print("".join(output[-30:]))
                 break
             if "server start" in marks and board_ready(port):
                 marks["board served"] = time.monotonic() - started
