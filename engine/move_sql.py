@@ -4,8 +4,9 @@ A move runs four statements inside its transaction: lock the session (with its i
 domain), read its steps, insert the new step, update the session's counters. Built with
 the ORM, each statement was compiled afresh on every move, and compiling them (select
 masks, joins, ordering, converters) cost more CPU than everything else in the move did
-(``benchmarks/move_profile.py``: the move service took 10 ms of CPU, 4 ms without the
-compiling). Here they are written once per process (``benchmark.compiled_sql``).
+(profiled on the 2-core machine of the production benchmark: the move service took 10 ms
+of CPU per move, 4-5 ms without the compiling). Here they are written once per process
+(``benchmark.compiled_sql``).
 
 Rows come back as ordinary model instances (``Model.from_db``): a field not read here is
 deferred and loads on first access, as with ``QuerySet.defer``.
