@@ -692,7 +692,9 @@ class CpuUse:
         print(f"CPU (cores busy on average over {seconds:.0f} s, of {os.cpu_count()}):")
         for name, value in used.items():
             print(f"  {name:15} {value / seconds:5.2f}")
-        if moves:
+        if not moves:
+            print("web workers' CPU per move: no moves were made")
+        else:
             per_move = used["web"] / moves * 1000
             line = f"web workers' CPU per move: {per_move:.2f} ms ({moves} moves)"
             if reference_ms:
