@@ -1,10 +1,18 @@
 """Load and fault runs of the production stack, on this machine only (127.0.0.1).
 
-Starts the stack of the production recipe (deploy/) from scratch: a fresh PostgreSQL
-database on the local server, a redis-server of its own on a free port, uvicorn with
-``--web-workers`` processes and one Celery worker (and beat for the fault runs). Everything
-it starts is stopped at the end, and the database dropped. Every loop is bounded in count
-and time.
+Starts the production recipe as shipped, from scratch: deploy/Procfile's commands (release,
+web, worker, and beat for the fault runs) with deploy/kumo.env.example's settings (worker
+counts, pool sizes, access log, proxy headers), on a fresh PostgreSQL database on the local
+server and a redis-server of its own on a free port; only the addresses change (see
+``Stack``). Everything it starts runs in its own process group and is stopped at the end,
+however the run ends (an error, SIGTERM, SIGINT), and the database dropped. Every loop is
+bounded in count and time.
+
+Beside each figure it prints the machine's load average (at the start and the end) and a
+machine-speed reference measured in the same run, before and after the load: the time of a
+bare PostgreSQL transaction that locks a row and inserts one (psycopg, one connection, 1000
+in a row), the least a move can cost. The web workers' CPU time per move is printed as a
+multiple of it, so figures from two machines compare as ratios.
 
     .venv/bin/python benchmarks/production_load.py load --players 500 --think 5 --duration 60
     .venv/bin/python benchmarks/production_load.py saturate --levels 10,25,50,100
@@ -18,21 +26,21 @@ over the first think period, each with its own connection. Prints move latency
 p50/p95/p99 per transport and for session starts, moves/s, every error, the generator's own
 event-loop lag (latency it adds itself), CPU per process group (web workers, PostgreSQL,
 Redis, this generator: all share the machine) and what the server logged.
-``BENCH_POOL_MAX`` sets the web workers' DATABASE_POOL_MAX (default 10).
 ``saturate``: closed loops with no think time at each concurrency level: moves/s and p95.
 ``games``: every player plays the games family's games (every game, ``--level``, in a
 rotating order) over the HTTP API, the reference player's moves one every ``--think``
 seconds on average; prints per-move latency p50/p95/p99 (the request's round trip on
 loopback) for each game and over all moves, moves/s and errors.
-``faults``: kills the Celery worker while it scores a 60,000-trajectory submission, kills a
-uvicorn worker under load, restarts Redis under load; prints what was lost and how long
-recovery took.
+``faults``: kills the Celery worker while it scores a 60,000-trajectory submission (with the
+shipped lease settings; ``--fault-wait`` bounds the wait), kills a uvicorn worker under
+load, restarts Redis under load; prints what was lost and how long recovery took.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import json
 import os
 import random
@@ -50,6 +58,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PG = os.environ.get("BENCH_POSTGRES", "postgres://postgres@127.0.0.1:5432")
+PROCFILE = ROOT / "deploy" / "Procfile"
+ENV_EXAMPLE = ROOT / "deploy" / "kumo.env.example"
+# Every process a run starts carries this variable (with the run's process id), so a test
+# can tell whether any of them outlived the run (tests/production/test_benchmark_stack.py).
+RUN_MARK = "KUMO_BENCH_RUN"
+# What the TLS-terminating proxy of the recipe (README, Production) adds to every request.
+PROXY_HEADERS = {"X-Forwarded-Proto": "https"}
 
 
 def free_port() -> int:
@@ -70,39 +85,82 @@ def wait_until(check, what: str, limit: float = 60.0) -> float:
     raise SystemExit(f"gave up waiting for {what}")
 
 
-class Stack:
-    """The processes of the recipe, on a database and a Redis of their own."""
+def procfile() -> dict[str, str]:
+    """deploy/Procfile's commands by process name, as shipped."""
+    commands = {}
+    for line in PROCFILE.read_text().splitlines():
+        name, colon, command = line.partition(":")
+        if colon and name.strip() and not name.startswith("#"):
+            commands[name.strip()] = command.strip()
+    return commands
 
-    def __init__(self, web_workers: int) -> None:
+
+def shipped_env() -> dict[str, str]:
+    """deploy/kumo.env.example's settings, as shipped."""
+    values = {}
+    for line in ENV_EXAMPLE.read_text().splitlines():
+        name, equals, value = line.partition("=")
+        if equals and not line.startswith("#"):
+            values[name.strip()] = value.strip()
+    return values
+
+
+def loadavg() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min) {five:.2f} (5 min)"
+
+
+class Stack:
+    """The processes of the recipe (deploy/Procfile's commands with deploy/kumo.env.example's
+    settings), on a database and a Redis of their own.
+
+    Only what cannot be shipped as is changes: the addresses (this run's database, Redis,
+    port and folder; the web server listens on 127.0.0.1 only), the host name, and mail
+    (printed, not sent to the example's server). Requests carry the header the recipe's
+    TLS proxy sets. Every process runs in a process group of its own and is killed with its
+    group (SIGTERM, then SIGKILL) when the run ends, however it ends.
+    """
+
+    def __init__(self) -> None:
         self.db = f"kumo_bench_{os.getpid()}"
         self.redis_port = free_port()
         self.web_port = free_port()
-        self.web_workers = web_workers
         self.media = Path(f"/tmp/kumo-bench-media-{os.getpid()}")
-        self.env = dict(
-            os.environ,
+        self.shipped = shipped_env()
+        self.web_workers = int(self.shipped.get("WEB_CONCURRENCY", "2"))
+        self.env = {**os.environ, **self.shipped}
+        self.env.update(
             DATABASE_URL=f"{PG}/{self.db}",
             REDIS_URL=f"redis://127.0.0.1:{self.redis_port}/0",
             SECRET_KEY="benchmark-only-secret-key-" + "x" * 30,
-            # As deployed (deploy/kumo.env.example), but plain HTTP on loopback: no TLS
-            # redirect, cookies not marked Secure.
-            DEBUG="0",
             ALLOWED_HOSTS="127.0.0.1",
-            SECURE_SSL_REDIRECT="0",
-            SECURE_COOKIES="0",
-            SECURE_HSTS_SECONDS="0",
+            CSRF_TRUSTED_ORIGINS=f"https://127.0.0.1:{self.web_port}",
+            SITE_URL=f"https://127.0.0.1:{self.web_port}",
             MEDIA_ROOT=str(self.media),
-            DATABASE_POOL_MAX=os.environ.get("BENCH_POOL_MAX", "10"),
+            PORT=str(self.web_port),
+            PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
             PYTHONPATH=str(ROOT),
-            SUBMISSION_LEASE_SECONDS="5",
-            SUBMISSION_PENDING_GRACE_SECONDS="5",
-            REQUEUE_STALLED_SECONDS="1",
-            HEARTBEAT_SECONDS="1",
+            **{RUN_MARK: str(os.getpid())},
         )
+        self.env.pop("EMAIL_HOST", None)
         self.processes: dict[str, subprocess.Popen] = {}
+        self.commands = procfile()
+        # The only change to a command: listen on loopback, not on every interface.
+        self.commands["web"] = self.commands["web"].replace("--host 0.0.0.0", "--host 127.0.0.1")
+
+    def describe(self) -> str:
+        settings = ", ".join(
+            f"{name}={self.shipped[name]}"
+            for name in ("WEB_CONCURRENCY", "CELERY_CONCURRENCY", "DATABASE_POOL_MAX")
+            if name in self.shipped
+        )
+        return (
+            f"the recipe as shipped: deploy/kumo.env.example ({settings}); "
+            f"deploy/Procfile web: {self.commands['web']}"
+        )
 
     def sql(self, statement: str) -> None:
-        subprocess.run(["psql", PG + "/postgres", "-qc", statement], check=True)
+        subprocess.run(["psql", PG + "/postgres", "-qc", statement], check=True, timeout=60)
 
     def start_redis(self) -> None:
         self.processes["redis"] = subprocess.Popen(
@@ -120,6 +178,8 @@ class Stack:
                 "/tmp",
             ],
             stdout=subprocess.DEVNULL,
+            env=self.env,
+            start_new_session=True,
         )
         wait_until(lambda: self.redis().ping(), "redis")
 
@@ -132,8 +192,16 @@ class Stack:
         self.sql(f"CREATE DATABASE {self.db}")
         self.media.mkdir(exist_ok=True)
         self.start_redis()
-        self.manage("migrate", "--verbosity", "0")
-        self.manage("collectstatic", "--noinput", "--verbosity", "0")
+        # The Procfile's release step (migrate, collectstatic).
+        self.shell("release", self.commands["release"])
+
+    def shell(self, name: str, command: str, timeout: float = 600) -> None:
+        process = self.start(name, command)
+        try:
+            if process.wait(timeout=timeout) != 0:
+                raise SystemExit(f"{name} failed:\n{self.log(name).read_text()[-3000:]}")
+        finally:
+            self.stop(name)
 
     def manage(self, *args: str) -> str:
         return subprocess.run(
@@ -143,18 +211,25 @@ class Stack:
             check=True,
             capture_output=True,
             text=True,
+            timeout=1800,
         ).stdout
 
-    def start(self, name: str, *command: str) -> None:
-        log = self.log(name).open("a")
-        self.processes[name] = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    def start(self, name: str, command: str) -> subprocess.Popen:
+        """A Procfile command, run as a shell would run it (its ${VAR:-default}s expanded
+        from the environment), in a process group of its own."""
+        # A single command replaces the shell (exec), so the process is the server itself;
+        # a sequence (the release step's "a && b") runs in the shell.
+        single = not any(mark in command for mark in ("&&", "||", ";"))
+        with self.log(name).open("a") as log:
+            self.processes[name] = subprocess.Popen(
+                ["bash", "-c", f"exec {command}" if single else command],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        return self.processes[name]
 
     def log(self, name: str) -> Path:
         return Path(f"/tmp/kumo-bench-{os.getpid()}-{name}.log")
@@ -176,68 +251,33 @@ class Stack:
         )
 
     def start_web(self) -> None:
-        self.start(
-            "web",
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "benchmark.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.web_port),
-            "--workers",
-            str(self.web_workers),
-            "--lifespan",
-            "off",
-            "--no-access-log",
-            "--timeout-keep-alive",
-            "75",
-        )
+        self.start("web", self.commands["web"])
         wait_until(lambda: _http_ok(f"{self.base}/api/v1/leaderboard/"), "uvicorn")
 
     def start_worker(self) -> None:
-        self.start(
-            "worker",
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "benchmark",
-            "worker",
-            "--pool",
-            "solo",
-            "--loglevel",
-            "WARNING",
-        )
+        self.start("worker", self.commands["worker"])
 
     def start_beat(self) -> None:
-        self.start(
-            "beat",
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "benchmark",
-            "beat",
-            "--loglevel",
-            "WARNING",
-            "--schedule",
-            f"/tmp/kumo-bench-beat-{os.getpid()}",
-        )
+        self.start("beat", self.commands["beat"])
 
-    def stop(self, name: str, sig: int = signal.SIGTERM) -> None:
+    def stop(self, name: str, sig: int = signal.SIGTERM, grace: float = 10.0) -> None:
+        """Stop a process and everything in its group: ``sig``, then SIGKILL after
+        ``grace`` seconds; always waited for."""
         process = self.processes.pop(name, None)
         if process is None:
             return
+        _signal_group(process.pid, sig)
         try:
-            os.killpg(process.pid, sig) if name != "redis" else process.send_signal(sig)
-        except ProcessLookupError:
-            pass
-        try:
-            process.wait(timeout=20)
+            process.wait(timeout=grace)
         except subprocess.TimeoutExpired:
-            process.kill()
+            pass
+        # The group's other members (uvicorn's and Celery's worker processes) may outlive
+        # their parent: the group is killed whatever the parent did.
+        _signal_group(process.pid, signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + grace
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     @property
     def base(self) -> str:
@@ -246,27 +286,120 @@ class Stack:
     def teardown(self) -> None:
         for name in list(self.processes):
             self.stop(name)
-        subprocess.run(["psql", PG + "/postgres", "-qc", f"DROP DATABASE IF EXISTS {self.db}"])
+        subprocess.run(
+            ["psql", PG + "/postgres", "-qc", f"DROP DATABASE IF EXISTS {self.db} WITH (FORCE)"],
+            timeout=60,
+        )
         shutil.rmtree(self.media, ignore_errors=True)
-        for name in ("web", "worker", "beat"):
+        for name in ("web", "worker", "beat", "release"):
             self.log(name).unlink(missing_ok=True)
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pid: int) -> bool:
+    try:
+        os.killpg(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
 
 
 def _http_ok(url: str) -> bool:
     import urllib.request
 
-    with urllib.request.urlopen(url, timeout=5) as response:
+    request = urllib.request.Request(url, headers=PROXY_HEADERS)
+    with urllib.request.urlopen(request, timeout=5) as response:
         return response.status == 200
 
 
 @contextmanager
-def stack(web_workers: int):
-    running = Stack(web_workers)
+def stack():
+    """The running stack; stopped however the run ends: normally, by an exception, or by
+    SIGTERM, SIGINT or SIGHUP (turned into SystemExit so the finally runs), and at exit."""
+    running = Stack()
+    stopped = False
+
+    def stop_all() -> None:
+        nonlocal stopped
+        if not stopped:
+            stopped = True
+            running.teardown()
+
+    def on_signal(number, frame) -> None:
+        raise SystemExit(128 + number)
+
+    previous = {
+        sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    }
+    atexit.register(stop_all)
     try:
         running.setup()
         yield running
     finally:
-        running.teardown()
+        # A second signal during the teardown must not cut it short.
+        for sig in previous:
+            signal.signal(sig, signal.SIG_IGN)
+        try:
+            stop_all()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            atexit.unregister(stop_all)
+
+
+def bare_transaction(running: Stack, count: int = 1000) -> dict:
+    """The machine-speed reference: ``count`` bare PostgreSQL transactions on one psycopg
+    connection, each locking a row and inserting one (the least a move can write), in the
+    stack's own database. Returns ms per transaction (wall) and the client's CPU ms each."""
+    import psycopg
+
+    with psycopg.connect(f"{PG}/{running.db}", autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS bench_lock (id int PRIMARY KEY, n int)")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS bench_step "
+            "(id bigserial PRIMARY KEY, lock_id int, at timestamptz, body text)"
+        )
+        conn.execute("INSERT INTO bench_lock VALUES (1, 0) ON CONFLICT DO NOTHING")
+        for _warm in range(20):
+            with conn.transaction():
+                conn.execute("SELECT n FROM bench_lock WHERE id = 1 FOR UPDATE").fetchone()
+        cpu, wall = time.process_time(), time.perf_counter()
+        for number in range(count):
+            with conn.transaction():
+                conn.execute("SELECT n FROM bench_lock WHERE id = 1 FOR UPDATE").fetchone()
+                conn.execute(
+                    "INSERT INTO bench_step (lock_id, at, body) VALUES (1, now(), %s)",
+                    (f"step {number}",),
+                )
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        conn.execute("DROP TABLE bench_lock, bench_step")
+    return {"ms": wall / count * 1000, "client_cpu_ms": cpu / count * 1000}
+
+
+class Reference:
+    """The bare transaction measured before and after a run, with the machine's load."""
+
+    def __init__(self, running: Stack) -> None:
+        self.running = running
+        self.before = bare_transaction(running)
+        self.load_before = loadavg()
+        print(
+            f"reference before: bare PostgreSQL transaction (row lock + insert, one "
+            f"connection, 1000 in a row) {self.before['ms']:.3f} ms each; {self.load_before}"
+        )
+
+    def finish(self) -> float:
+        after = bare_transaction(self.running)
+        print(
+            f"reference after:  bare PostgreSQL transaction {after['ms']:.3f} ms each; {loadavg()}"
+        )
+        return (self.before["ms"] + after["ms"]) / 2
 
 
 def seed_players(running: Stack, players: int, instances: int) -> list[dict]:
@@ -421,7 +554,8 @@ async def ws_player(base, port, player, index, think, deadline, recorder, client
                 f"ws://127.0.0.1:{port}/ws/play/{task['id']}/",
                 additional_headers={
                     "Cookie": f"sessionid={player['cookie']}",
-                    "Origin": f"http://127.0.0.1:{port}",
+                    "Origin": f"https://127.0.0.1:{port}",
+                    **PROXY_HEADERS,
                 },
                 open_timeout=20,
             ) as ws:
@@ -475,7 +609,7 @@ async def run_load(
         # Players arrive spread over the first think period, as people do; 500 arriving
         # in the same instant would measure a thundering herd of session starts instead.
         await asyncio.sleep(random.Random(-index).uniform(0, think))
-        async with httpx.AsyncClient(timeout=30, verify=tls) as client:
+        async with httpx.AsyncClient(timeout=30, verify=tls, headers=PROXY_HEADERS) as client:
             if index < len(players) * ws_share:
                 await ws_player(
                     running.base, running.web_port, player, index, think, deadline, recorder, client
@@ -497,19 +631,23 @@ async def run_load(
 
 
 def load(args) -> None:
-    with stack(args.web_workers) as running:
+    with stack() as running:
         players = seed_players(running, args.players, 40)
         running.start_web()
         running.start_worker()
+        print(running.describe())
         print(
             f"{args.players} players, think {args.think} s, {args.duration} s, "
-            f"{args.web_workers} uvicorn workers, {args.ws_share:.0%} over websockets"
+            f"{running.web_workers} uvicorn workers, {args.ws_share:.0%} over websockets"
         )
+        reference = Reference(running)
         cpu = CpuUse(running)
         started = time.monotonic()
         recorder = asyncio.run(run_load(running, players, args.think, args.duration, args.ws_share))
-        recorder.report(time.monotonic() - started)
-        cpu.report(time.monotonic() - started)
+        seconds = time.monotonic() - started
+        print(f"{loadavg()} at the end of the load")
+        recorder.report(seconds)
+        cpu.report(seconds, recorder.moves, reference.finish())
         print("server log (other than INFO):\n" + (running.server_errors() or "  nothing"))
 
 
@@ -548,27 +686,44 @@ class CpuUse:
         totals["machine (all)"] = busy / tick
         return totals
 
-    def report(self, seconds: float) -> None:
+    def report(self, seconds: float, moves: int = 0, reference_ms: float | None = None) -> None:
         end = self._read()
         used = {name: end[name] - self.start[name] for name in end}
         print(f"CPU (cores busy on average over {seconds:.0f} s, of {os.cpu_count()}):")
         for name, value in used.items():
             print(f"  {name:15} {value / seconds:5.2f}")
+        if not moves:
+            print("web workers' CPU per move: no moves were made")
+        else:
+            per_move = used["web"] / moves * 1000
+            line = f"web workers' CPU per move: {per_move:.2f} ms ({moves} moves)"
+            if reference_ms:
+                line += (
+                    f" = {per_move / reference_ms:.1f} x the bare transaction "
+                    f"({reference_ms:.3f} ms)"
+                )
+            print(line)
 
 
 def saturate(args) -> None:
-    with stack(args.web_workers) as running:
+    with stack() as running:
         levels = [int(level) for level in args.levels.split(",")]
         # Fresh players at each level, each with more games than it can finish: every
         # request is a real move (no replays of finished games answered 409).
         players = seed_players(running, sum(levels), 150)
         running.start_web()
-        print(f"{args.web_workers} uvicorn workers, moves over HTTP")
+        print(running.describe())
+        print(f"{running.web_workers} uvicorn workers, moves over HTTP")
         for level in levels:
             print(f"-- {level} players, no think time, {args.duration} s")
+            reference = Reference(running)
+            cpu = CpuUse(running)
             started = time.monotonic()
             recorder = asyncio.run(run_load(running, players[:level], 0.0, args.duration, 0.0))
-            recorder.report(time.monotonic() - started)
+            seconds = time.monotonic() - started
+            print(f"{loadavg()} at the end of the level")
+            recorder.report(seconds)
+            cpu.report(seconds, recorder.moves, reference.finish())
             players = players[level:]
 
 
@@ -608,7 +763,7 @@ async def run_games(running: Stack, seeded: dict, think: float, seconds: float) 
         await asyncio.sleep(rng.uniform(0, think))
         headers = {"Authorization": f"Token {key}"}
         order = tasks[index % len(tasks) :] + tasks[: index % len(tasks)]
-        async with httpx.AsyncClient(timeout=30, verify=tls) as client:
+        async with httpx.AsyncClient(timeout=30, verify=tls, headers=PROXY_HEADERS) as client:
             for task in order:
                 if time.monotonic() >= deadline:
                     return
@@ -643,29 +798,35 @@ async def run_games(running: Stack, seeded: dict, think: float, seconds: float) 
 
 
 def games(args) -> None:
-    with stack(args.web_workers) as running:
+    with stack() as running:
         seeded = seed_game_players(running, args.players, args.level, per_game=2)
         running.start_web()
+        print(running.describe())
         print(
             f"{args.players} players, games at level {args.level}, think {args.think} s, "
-            f"{args.duration} s, {args.web_workers} uvicorn workers, moves over HTTP "
+            f"{args.duration} s, {running.web_workers} uvicorn workers, moves over HTTP "
             f"(row 'http' = every move)"
         )
+        reference = Reference(running)
         cpu = CpuUse(running)
         started = time.monotonic()
         recorder = asyncio.run(run_games(running, seeded, args.think, args.duration))
-        recorder.report(time.monotonic() - started)
-        cpu.report(time.monotonic() - started)
+        seconds = time.monotonic() - started
+        print(f"{loadavg()} at the end of the load")
+        recorder.report(seconds)
+        cpu.report(seconds, recorder.moves, reference.finish())
         print("server log (other than INFO):\n" + (running.server_errors() or "  nothing"))
 
 
 def faults(args) -> None:
-    with stack(args.web_workers) as running:
+    with stack() as running:
         # Fresh players for each load scenario: a finished session is not played again.
         players = seed_players(running, 200, 40)
         running.start_web()
         running.start_worker()
         running.start_beat()
+        print(running.describe())
+        reference = Reference(running)
         print("== 1. the Celery worker killed (SIGKILL) while scoring 60,000 trajectories")
         submission = running.manage("shell", "-c", _SUBMIT)
         sid = int(submission.strip().splitlines()[-1])
@@ -673,26 +834,33 @@ def faults(args) -> None:
         killed = time.monotonic()
         running.stop("worker", signal.SIGKILL)
         running.start_worker()
-        recovered = wait_until(lambda: _status(running, sid) == "done", "the submission", 300)
+        try:
+            wait_until(lambda: _status(running, sid) == "done", "the submission", args.fault_wait)
+            outcome = "done"
+        except SystemExit:
+            outcome = f"NOT done (status {_status(running, sid)!r})"
         count = _psql(
             running, f"SELECT count(*) FROM leaderboard_trajectory WHERE submission_id = {sid}"
         )
         print(
-            f"   done {time.monotonic() - killed:.1f} s after the kill "
-            f"({recovered:.1f} s of waiting); trajectories stored: {count} of 60000"
+            f"   {outcome} {time.monotonic() - killed:.1f} s after the kill (waited at most "
+            f"{args.fault_wait:.0f} s); trajectories stored: {count} of 60000; {loadavg()}"
         )
 
         print("== 2. a uvicorn worker killed (SIGKILL) under 100 players (think 1 s)")
         recorder = _load_with(
             running, players[:100], 1.0, 20, lambda: _kill_one_web_worker(running)
         )
+        print(f"   {loadavg()}")
         recorder.report(20)
 
         print("== 3. Redis stopped for 3 s and started again under 100 players (think 1 s)")
         recorder = _load_with(running, players[100:], 1.0, 20, lambda: _restart_redis(running))
+        print(f"   {loadavg()}")
         recorder.report(20)
         moves = _psql(running, "SELECT count(*) FROM engine_playstep")
         print(f"moves stored in the database after all runs: {moves}")
+        reference.finish()
 
 
 _SUBMIT = """
@@ -769,7 +937,12 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=5.0, help="mean seconds between moves")
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load (≤ 600)")
     parser.add_argument("--ws-share", type=float, default=0.5, help="share of websocket players")
-    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument(
+        "--fault-wait",
+        type=float,
+        default=180.0,
+        help="faults: seconds to wait for the killed worker's submission to finish",
+    )
     parser.add_argument("--levels", default="10,25,50,100")
     parser.add_argument("--level", default="medium", help="games: the games' level")
     args = parser.parse_args()

@@ -174,13 +174,15 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
         await self.forward(state)
 
     async def session_changed(self, event: dict) -> None:
+        # Events from several processes may arrive out of order; one about no more steps
+        # than this socket was already sent is old news (the mover's own socket, or an
+        # event overtaken by a newer one) and is dropped (steps only grow).
         state = event.get("state")
-        if state is None:
+        if state is not None:
+            if len(state["steps"]) > self.steps_sent:
+                await self.forward(state)
+        elif event.get("steps") is None or event["steps"] > self.steps_sent:
             await self.send_state()
-        elif len(state["steps"]) > self.steps_sent:
-            # Events from several processes may arrive out of order; a state with fewer
-            # steps than one already sent is older and is dropped (steps only grow).
-            await self.forward(state)
 
     async def send_state(self) -> None:
         await self.forward(await _state(self.session_id))

@@ -30,6 +30,7 @@ from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from engine import move_sql
 from engine.core.families.kumo.game import Game, GameOver, GameResult, InvalidMove
 from engine.core.families.kumo.metrics import canonical_action_count, relative_action_count
 from engine.core.families.kumo.types import Observation
@@ -167,16 +168,9 @@ def _move(session_id: int, player: User, kind: str, sent: str, client=None) -> M
             "a name must be valid Unicode (it holds an unpaired surrogate)"
         ) from None
     with transaction.atomic():
-        # Lock the session's row only (of=self): with select_related, a bare FOR UPDATE
-        # would also lock the instance and its domain, serialising every move on a domain
-        # and deadlocking with inserts that reference the domain.
-        session = (
-            PlaySession.objects.select_for_update(of=("self",))
-            .select_related("instance__domain")
-            .defer("instance__domain__data")
-            .filter(pk=session_id, player=player)
-            .first()
-        )
+        # The session's row locked, with its instance and domain (move_sql: the move's
+        # statements are compiled once per process).
+        session = move_sql.locked_session(session_id, player.pk)
         if session is None:
             raise SessionNotFound("no such session")
         if session.finished:
@@ -194,7 +188,7 @@ def _move(session_id: int, player: User, kind: str, sent: str, client=None) -> M
 
 def _apply_move(session: PlaySession, kind: str, sent: str, client, now) -> MoveOutcome:
     """Steps 2–5 of a move on a locked, unfinished session (inside ``_move``'s transaction)."""
-    steps = list(session.steps.order_by("index"))
+    steps = move_sql.steps(session)
     game = replay_game(session, steps)
     previous = session.last_move_at or session.started_at
     step = PlayStep(
@@ -222,7 +216,7 @@ def _apply_move(session: PlaySession, kind: str, sent: str, client, now) -> Move
     except InvalidMove as error:
         step.accepted = False
         step.error = str(error)[:500]
-    step.save()
+    move_sql.insert_step(step)
     session.last_move_at = now
     session.actions_taken = game.actions_taken
     session.invalid_moves = game.invalid_moves
@@ -232,7 +226,7 @@ def _apply_move(session: PlaySession, kind: str, sent: str, client, now) -> Move
         session.answer = step.name
         session.correct = game.result.correct
         fields += ["finished_at", "answer", "correct"]
-    session.save(update_fields=fields)
+    move_sql.update_session(session, fields)
     if game.finished:
         session_finished.send(PlaySession, session=session, actions=_action_names(game))
     steps.append(step)
@@ -240,9 +234,12 @@ def _apply_move(session: PlaySession, kind: str, sent: str, client, now) -> Move
     def state() -> dict:
         return _state(session, steps, game)
 
-    # Watching sockets are sent the new state built here from what this move already
-    # holds, so none of them reads the session again.
-    transaction.on_commit(lambda: notify(session.pk, state=state), robust=True)
+    # The event carries the step count only: the mover's own socket (if it moved over one)
+    # already has this state and drops it unread; another tab watching reads the state
+    # afresh. Carrying the whole state cost every move its building and encoding, and the
+    # mover's socket its decoding, for the rare second tab.
+    step_count = len(steps)
+    transaction.on_commit(lambda: notify(session.pk, steps=step_count), robust=True)
     return MoveOutcome(
         session=session,
         step=step,
@@ -323,11 +320,11 @@ def _finish_unanswered(session: PlaySession, *, at) -> None:
     transaction.on_commit(lambda: notify(session.pk), robust=True)
 
 
-def notify(session_id: int, state: Callable[[], dict] | None = None) -> None:
+def notify(session_id: int, steps: int | None = None) -> None:
     """Tell every websocket watching this session that its state changed.
 
-    ``state`` builds the committed state (see ``session_state``); the sockets forward it as
-    it is. Without it, each socket reads the session again.
+    ``steps``, the session's step count after the change, lets a socket that already has
+    that state (the mover's own) drop the event; every other socket reads the state afresh.
 
     Best effort: the move is committed by now and is the truth; if the channel layer
     (Redis) is unreachable, the mover still gets its answer and a watching page catches
@@ -336,16 +333,16 @@ def notify(session_id: int, state: Callable[[], dict] | None = None) -> None:
     Inside the ASGI server (a view run from the event loop's thread pool) the message is
     handed to the event loop and not waited for: the mover's response does not wait for
     the loop to get round to Redis, which under load was most of a move's time. States
-    carry their step count, so a page drops one that arrives after a newer one.
+    carry their steps, so a page drops one that arrives after a newer one.
     Elsewhere (commands, Celery, tests without a loop) it is sent before returning.
     """
     layer = get_channel_layer()
     if layer is None:
         return
     event: dict = {"type": "session.changed", "session": session_id}
+    if steps is not None:
+        event["steps"] = steps
     try:
-        if state is not None:
-            event["state"] = state()
         loop = _server_loop()
         if loop is None:
             async_to_sync(layer.group_send)(group_name(session_id), event)

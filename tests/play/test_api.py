@@ -227,3 +227,39 @@ def test_a_session_keeps_the_book_it_started_with_when_a_newer_one_passes(token_
     other = token_client("second-harness")
     started = other.post("/api/v1/sessions/", {"instance": instance.pk}, format="json").json()
     assert started["knowledge_book"] == newer.text
+
+
+def test_a_move_costs_the_token_check_and_one_locked_transaction(
+    token_client, django_assert_num_queries
+):
+    """A move's queries are pinned: the token with its user (one query), then one
+    transaction that locks the session with its instance and domain, reads its steps,
+    inserts the step and updates the session's counters. Nothing else (no replay of other
+    rows, no second read of the session, no query per step)."""
+    client = token_client()
+    instance = Instance.objects.filter(n_truths=5).order_by("seed").first()
+    session_id = client.post("/api/v1/sessions/", {"instance": instance.pk}, format="json").json()[
+        "id"
+    ]
+    actions = list(instance.actions)
+    client.post(f"/api/v1/sessions/{session_id}/actions/", {"action": actions[0]}, format="json")
+    # The same count with one step stored as with three: steps are read in one query.
+    for action in actions[1:3]:
+        with django_assert_num_queries(7) as captured:
+            response = client.post(
+                f"/api/v1/sessions/{session_id}/actions/", {"action": action}, format="json"
+            )
+        assert response.status_code == 200
+        statements = [query["sql"].split()[0].upper() for query in captured.captured_queries]
+        assert statements.count("INSERT") == 1 and statements.count("UPDATE") == 1
+        assert "FOR UPDATE" in captured.captured_queries[2]["sql"] or (
+            captured.connection.vendor == "sqlite"
+        )
+    assert PlayStep.objects.filter(session_id=session_id, accepted=True).count() == 3
+    # A refused move costs the same: it is stored and counted too.
+    with django_assert_num_queries(7):
+        refused = client.post(
+            f"/api/v1/sessions/{session_id}/actions/", {"action": actions[0]}, format="json"
+        )
+    assert refused.status_code == 400
+    assert refused.json()["invalid_moves"] == 1

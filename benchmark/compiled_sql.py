@@ -1,0 +1,55 @@
+"""Statements of the hottest paths written once per process instead of compiled per call.
+
+Django compiles a queryset's SQL afresh every time it runs; for a small query on a hot path
+(a move, the API token's check) the compiling costs several times the query itself. The
+modules that need it (``engine.move_sql``, ``benchmark.authentication``) write those few
+statements once per kind of connection from the models' own field definitions, and read
+and write every value through those fields, so what is stored and read is exactly what the
+ORM stores and reads.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Model
+
+
+class Columns:
+    """Some concrete fields of a model, read under a table alias, with the converters
+    Django's compiler would apply to them on this kind of connection."""
+
+    def __init__(self, model: type[Model], alias: str, connection, skip=frozenset()) -> None:
+        self.model = model
+        self.fields = [f for f in model._meta.concrete_fields if f.name not in skip]
+        self.names = [f.attname for f in self.fields]
+        quote = connection.ops.quote_name
+        self.sql = ", ".join(f"{alias}.{quote(f.column)}" for f in self.fields)
+        self.converters = []
+        for field in self.fields:
+            column = field.get_col(alias)
+            found = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+            self.converters.append((found, column))
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def build(self, values, connection) -> Model:
+        """A model instance from this row's values (other fields deferred)."""
+        converted = []
+        for value, (converters, column) in zip(values, self.converters, strict=True):
+            for converter in converters:
+                value = converter(value, column, connection)
+            converted.append(value)
+        return self.model.from_db(connection.alias, self.names, converted)
+
+
+def per_vendor(build):
+    """``build(connection)`` made once per kind of connection (postgresql, sqlite)."""
+    made: dict[str, object] = {}
+
+    def get(connection):
+        found = made.get(connection.vendor)
+        if found is None:
+            found = made[connection.vendor] = build(connection)
+        return found
+
+    return get
