@@ -117,7 +117,7 @@ def _clamp(item: dict) -> None:
 class Minigrid(KorgymGame):
     name = "minigrid"
     folder = "10-minigrid"
-    title = "MiniGrid"
+    title = "Minigrid"
     dimension = "CIR"
     multi_turn = True
     answer_format = "one action: turn_left, turn_right, move_forward, pickup, drop, toggle or done"
