@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.core.families import display as shown
 from engine.core.families.korgym.common import KorgymGame
 from engine.core.families.korgym.minigrid_world import (
     ACTION_NAMES,
@@ -114,6 +115,29 @@ def _clamp(item: dict) -> None:
         item["score"] = 1
 
 
+# How each object type of the observation is drawn: (text, tone, what a screen reader says).
+DRAWN = {
+    -1: ("", "empty", "empty"),
+    2: ("", "wall", "wall"),
+    3: ("", "floor", "floor"),
+    4: ("D", "", "door"),
+    5: ("K", "", "key"),
+    6: ("●", "", "ball"),
+    7: ("▣", "box", "box"),
+    8: ("G", "goal", "goal"),
+    9: ("~", "lava", "lava"),
+}
+ARROWS = "→↓←↑"
+
+
+def _shown(size: int, total: int) -> set[int]:
+    """The indices numpy prints along an axis of ``size`` (all, or the first and last
+    three when the array holds more than 1,000 numbers)."""
+    if total <= 1000 or size <= 6:
+        return set(range(size))
+    return {0, 1, 2, size - 3, size - 2, size - 1}
+
+
 class Minigrid(KorgymGame):
     name = "minigrid"
     folder = "10-minigrid"
@@ -147,6 +171,33 @@ class Minigrid(KorgymGame):
 
     def board(self, item):
         return PROMPT + observation(item, World.from_json(item["world"]))
+
+    def display(self, item, *, finished=False):
+        """The observation as a grid, row y and column x as in the text: object types only
+        (the text shows no colours or door states), the agent as an arrow, and the cells
+        numpy elides on a large board shown as elided."""
+        world = World.from_json(item["world"])
+        image = world.symbolic()
+        total = image.size
+        xs, ys = _shown(world.width, total), _shown(world.height, total)
+        rows = []
+        for y in range(world.height):
+            row = []
+            for x in range(world.width):
+                kind = int(image[x, y, 2])
+                if x not in xs or y not in ys:
+                    row.append(shown.cell("…", "hidden", "not shown"))
+                elif kind == 10:
+                    facing = DIRECTIONS[item["agent_dir"]].split()[0]
+                    row.append(
+                        shown.cell(ARROWS[item["agent_dir"]], "player", f"you, facing {facing}")
+                    )
+                else:
+                    row.append(shown.cell(*DRAWN.get(kind, ("?", "", "unknown"))))
+            rows.append(row)
+        left = item["max_steps"] - item["current_step"]
+        caption = f"{world.mission or 'no mission'} · {left} steps left"
+        return shown.grid(rows, caption=caption, coords=True, origin=0)
 
     def verify(self, item, action, rng):
         # A shallow copy is enough: every field changed below is replaced, none altered.
