@@ -63,6 +63,7 @@ TONES = frozenset(
         "missing",  # a result: left empty
         "mark-a",  # a player's or a side's mark (X, black)
         "mark-b",  # the other side's (O, white)
+        "lava",  # a deadly cell (Minigrid)
         "food",
         "snake",
         "snake-head",

@@ -36,6 +36,9 @@ def load_app(folder: Path):
     sys.path.insert(0, str(folder))
     spec = importlib.util.spec_from_file_location(f"korgym_{folder.name}", folder / "game_lib.py")
     module = importlib.util.module_from_spec(spec)
+    # Registered first, as an import would: pydantic resolves the postponed annotations of
+    # a game_lib that uses ``from __future__ import annotations`` (10-minigrid) through it.
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 

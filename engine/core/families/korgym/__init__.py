@@ -104,6 +104,11 @@ class Korgym(Family):
         over = game.is_over(item, len(history) + 1)
         return {"observation": {"view": game.board(item)}, "over": over}
 
+    def display(self, instance: FamilyInstance, moves: Sequence[str], *, finished: bool = False):
+        """The game's own drawing of the board after ``moves`` (None: the text view)."""
+        game, item, _ = self._replay(instance, moves)
+        return game.display(item, finished=finished)
+
     def observations(self, instance: FamilyInstance, history: Sequence[str]) -> list[Any]:
         game = self.games[instance.kind]
         item = game.copy(instance.hidden["item"])
