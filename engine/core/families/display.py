@@ -23,7 +23,8 @@ A display may hold several parts: ``{"type": "stack", "parts": [display, ...]}``
 
 Tones are a closed list (``TONES``) so the style sheet can draw every one: add a tone here
 and in ``static/css/site.css`` together. ``tile-N`` (N a power of two up to 65536) colours a
-2048 tile by value.
+2048 tile by value; ``colour-N`` (N from 1 to 12) tells pieces apart by colour alone
+(``colour_tone``).
 """
 
 from __future__ import annotations
@@ -71,6 +72,9 @@ TONES = frozenset(
         "highlight",
     }
     | {f"tile-{2**n}" for n in range(1, 17)}
+    # Colours that tell pieces apart where the colour is the only thing that matters
+    # (balls in tubes, blocks, regions, a graph's colours): colour-1 … colour-12.
+    | {f"colour-{n}" for n in range(1, 13)}
 )
 
 SHAPES = frozenset({"grid", "cards", "rows", "stack"})
@@ -93,6 +97,11 @@ def tile_tone(value: int) -> str:
     """The tone of a 2048 tile of ``value`` ("" for an empty square or an odd value)."""
     tone = f"tile-{value}"
     return tone if tone in TONES else ""
+
+
+def colour_tone(index: int) -> str:
+    """A colour for the ``index``-th kind of piece (1-based; colours repeat after 12)."""
+    return f"colour-{(index - 1) % 12 + 1}"
 
 
 def grid(

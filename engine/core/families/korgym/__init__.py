@@ -72,7 +72,15 @@ class Korgym(Family):
         return public, hidden
 
     def keys(self, kind: str) -> dict[str, str]:
-        return {}
+        """Keys that play a whole action of ``kind`` (the games where one key is a turn)."""
+        game = self.games.get(kind)
+        return {} if game is None else dict(game.keys)
+
+    def display(self, instance, moves, *, finished=False):
+        """The board after ``moves``, drawn from the replayed item (``KorgymGame.display``);
+        None for the word and number questions, shown as their text."""
+        game, item, _ = self._replay(instance, moves)
+        return game.display(item, finished=finished)
 
     def dimension(self, kind: str) -> str | None:
         game = self.games.get(kind)

@@ -23,7 +23,10 @@ import copy
 import random
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from engine.core.families import display as draw
 
 # The paper's six dimensions; its text games fall in the first five (the sixth is image
 # input). Each game's dimension is the paper's (Tables 7–11; ../docs/task-families.md).
@@ -103,6 +106,9 @@ class KorgymGame(ABC):
     # Item fields KORGym fills without its seed (e.g. a uuid4 game id for its server-side
     # store): the same here for a seed, but not KORGym's, so the fixtures skip them.
     unseeded: tuple[str, ...] = ()
+    # Keyboard keys (``KeyboardEvent.key`` names) that play one whole action in the browser,
+    # for the games where one key press is a natural turn (key name → action).
+    keys: Mapping[str, str] = {}
 
     @abstractmethod
     def generate(self, seed: int, rng: random.Random) -> dict[str, Any]:
@@ -145,7 +151,102 @@ class KorgymGame(ABC):
             return turns >= 1
         return bool(item.get("is_end")) or turns >= MAX_TURNS
 
+    def display(self, item: dict[str, Any], *, finished: bool = False) -> dict[str, Any] | None:
+        """The board of ``item`` drawn for a person (``engine.core.families.display``), or
+        None where the game has no board beyond its text (a word or number question). It
+        shows only what KORGym's board text shows; with ``finished`` (the game is over and
+        its answer may be shown) it may add what KORGym keeps hidden (the mines, the word)."""
+        return None
+
     # Helpers for games.
     @staticmethod
     def copy(item: dict[str, Any]) -> dict[str, Any]:
         return copy.deepcopy(item)
+
+
+def new_item(**fields: Any) -> dict[str, Any]:
+    """A starting item as KORGym's ``generate`` makes it: its bookkeeping fields (no score,
+    not ended, first epoch, no prompt, response or action yet), then the game's ``fields``."""
+    return {
+        "score": 0,
+        "is_end": False,
+        "response": [],
+        "prompt": "",
+        "action": "",
+        "epoch": 1,
+        **fields,
+    }
+
+
+class CountQuestion(KorgymGame):
+    """A single-turn word problem whose answer is a whole number (alien, party time,
+    construction company): the item's ``board`` is the question put into the game's
+    ``prompt``, ``answer`` the count as text; an action scores 1 when it reads as that
+    integer (``int``: spaces around and a sign allowed), else 0. No board to draw."""
+
+    prompt: str
+    answer_format = "the count, a whole number"
+
+    def question(self, board: str, answer: int) -> dict[str, Any]:
+        return new_item(board=board, answer=str(answer))
+
+    def board(self, item):
+        return self.prompt.format(board=item["board"])
+
+    def verify(self, item, action, rng):
+        item = self.copy(item)
+        item["action"] = action
+        try:
+            item["score"] = 1 if int(action) == int(item["answer"]) else 0
+        except ValueError:
+            item["score"] = 0
+        return item
+
+    def reference(self, item, rng):
+        return [item["answer"]]
+
+
+# -- drawing ---------------------------------------------------------------------------
+
+
+def symbol_grid(
+    rows: Iterable[Iterable[Any]],
+    tones: Mapping[str, str],
+    *,
+    texts: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    caption: str = "",
+    coords: bool = False,
+    origin: int = 0,
+) -> dict[str, Any]:
+    """A grid drawn from a 2-D list of symbols, as most KORGym boards are kept: each symbol
+    (as text) gets its tone from ``tones`` ("" if absent), is shown as ``texts`` says (by
+    default as itself) and read out as ``labels`` says (by default as shown)."""
+    texts = texts or {}
+    labels = labels or {}
+    drawn = []
+    for row in rows:
+        line = []
+        for symbol in row:
+            key = str(symbol)
+            shown = texts.get(key, key)
+            line.append(draw.cell(shown, tones.get(key, ""), labels.get(key, "")))
+        drawn.append(line)
+    return draw.grid(drawn, caption=caption, coords=coords, origin=origin)
+
+
+def overlay(rows: Iterable[Iterable[Any]], marks: Mapping[tuple[int, int], str]) -> list[list]:
+    """A copy of a 2-D list of symbols with the symbols at ``marks``' (row, column) cells
+    replaced (a player, boxes, the target of a move)."""
+    drawn = [[str(symbol) for symbol in row] for row in rows]
+    for (r, c), symbol in marks.items():
+        drawn[r][c] = symbol
+    return drawn
+
+
+def colours(symbols: Iterable[Any], skip: Iterable[str] = ()) -> dict[str, str]:
+    """A tone for each distinct symbol (in sorted order, ``skip`` left plain): the pieces of
+    a board told apart by colour (balls, blocks, paths)."""
+    left_out = set(skip)
+    found = sorted({str(s) for s in symbols} - left_out)
+    return {symbol: draw.colour_tone(n) for n, symbol in enumerate(found, 1)}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import MAX_TURNS, KorgymGame
 
 PROMPT = (
@@ -129,6 +130,8 @@ class Game2048(KorgymGame):
     log_scaled = True
     answer_format = "one of LEFT, RIGHT, UP, DOWN"
 
+    keys = {"ArrowUp": "UP", "ArrowDown": "DOWN", "ArrowLeft": "LEFT", "ArrowRight": "RIGHT"}
+
     def generate(self, seed, rng):
         board = [[0] * 4 for _ in range(4)]
         for cell in rng.sample(range(16), 2):
@@ -160,6 +163,19 @@ class Game2048(KorgymGame):
 
     def success(self, item):
         return max(max(row) for row in item["board"]) >= GOAL
+
+    def display(self, item, *, finished=False):
+        """The tiles, coloured by value."""
+        return draw.grid(
+            [
+                [
+                    draw.cell(tile or "", draw.tile_tone(tile) or "empty", str(tile or "empty"))
+                    for tile in row
+                ]
+                for row in item["board"]
+            ],
+            caption=f"Epoch {item['epoch']} · score {item['score']}",
+        )
 
     def reference(self, item, rng):
         """KORGym's 100 turns, each the move whose next three swipes (on the tiles the

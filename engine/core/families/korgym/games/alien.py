@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import string
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import CountQuestion
 from engine.core.families.korgym.hashorder import set_order
 
 PROMPT = (
@@ -47,12 +47,12 @@ def _kind(rng) -> dict:
     }
 
 
-class Alien(KorgymGame):
+class Alien(CountQuestion):
+    prompt = PROMPT
     name = "alien"
     folder = "18-alien"
     title = "Alien"
     dimension = "MLR"
-    answer_format = "the count, a whole number"
 
     def generate(self, seed, rng):
         animals = rng.randint(70, 200)
@@ -101,31 +101,7 @@ class Alien(KorgymGame):
             f"{number}. {feature} are " + "/".join(str(v) for v in values)
             for number, (feature, values) in enumerate(criteria.items(), 1)
         )
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "board": text + ".",
-            "answer": str(answer),
-        }
-
-    def board(self, item):
-        return PROMPT.format(board=item["board"])
-
-    def verify(self, item, action, rng):
-        item = self.copy(item)
-        item["action"] = action
-        try:
-            item["score"] = 1 if int(action) == int(item["answer"]) else 0
-        except ValueError:
-            item["score"] = 0
-        return item
-
-    def reference(self, item, rng):
-        return [item["answer"]]
+        return self.question(text + ".", answer)
 
 
 GAME = Alien()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 from engine.core.families.korgym.data import read_lines
 
 PROMPT = (
@@ -100,6 +100,9 @@ class AlphabeticalSorting(KorgymGame):
         accepted = {word.lower() for word in readings & words}
         item["score"] = 1 if action.strip().lower() in accepted else 0
         return item
+
+    def display(self, item, *, finished=False):
+        return symbol_grid(item["board"], {}, caption="Find the word along adjacent letters")
 
     def reference(self, item, rng):
         return [item["correct_word"]]

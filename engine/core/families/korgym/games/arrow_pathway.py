@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 PROMPT = """
 You are a good game player, I'll give you a game board and rules.
@@ -190,6 +190,16 @@ class ArrowPathway(KorgymGame):
         except Exception:  # KORGym scores any failure to read or walk the answer 0
             item["score"] = 0
         return item
+
+    def display(self, item, *, finished=False):
+        return symbol_grid(
+            item["maze"],
+            {"P": "player", "E": "floor", "X": "wall", "1": "goal", "2": "goal", "3": "goal"},
+            texts={"E": "", "X": ""},
+            labels={"P": "walker", "E": "empty", "X": "wall"},
+            caption=f"The walker starts {item['initial_direction']}; pass 1, 2 and 3 in order",
+            coords=True,
+        )
 
     def reference(self, item, rng):
         """KORGym's own solution (the devices it lists) when its walk wins; otherwise the

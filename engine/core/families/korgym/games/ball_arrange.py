@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = """
@@ -201,6 +202,19 @@ class BallArrange(KorgymGame):
         elif stuck(state):
             item.update(is_end=True, score=0)
         return item
+
+    def display(self, item, *, finished=False):
+        """Each tube from bottom to top, balls coloured by number (0 is an empty place)."""
+        lines = []
+        for i, tube in enumerate(item["state"]):
+            cells = [
+                draw.cell(ball, draw.colour_tone(ball), f"ball {ball}")
+                if ball
+                else draw.cell("", "empty", "empty")
+                for ball in tube
+            ]
+            lines.append((chr(65 + i), cells))
+        return draw.rows(lines, caption=f"Tubes, bottom to top · epoch {item['epoch']}")
 
     def reference(self, item, rng):
         """A shortest solution (every puzzle KORGym makes with two empty tubes that we

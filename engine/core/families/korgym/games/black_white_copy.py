@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 PROMPT = (
     "\n"
@@ -220,6 +220,16 @@ class BlackWhiteCopy(KorgymGame):
                 return item
         item["score"] = check(answer, item["target_map"], item["num"])
         return item
+
+    def display(self, item, *, finished=False):
+        return symbol_grid(
+            [list(row) for row in item["target_map"]],
+            {"B": "mark-a", "W": "mark-b"},
+            texts={"B": "", "W": ""},
+            labels={"B": "black", "W": "white"},
+            caption=f"The pattern to make in at most {item['num']} operations",
+            coords=True,
+        )
 
     def reference(self, item, rng):
         return [str(fewest(item["target_map"]))]

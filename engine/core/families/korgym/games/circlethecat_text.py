@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 PROMPT = (
     "\nYou are a good game player, I'll give you a game board and rules.\nYour task is:\n"
@@ -236,6 +236,21 @@ class CircleTheCat(KorgymGame):
         if all(grid[i][j] == "1" for i, j in neighbours(step)):
             return 1, 1
         return 0, 0
+
+    def display(self, item, *, finished=False):
+        """The hex grid as its rows (odd rows sit half a cell to the left)."""
+        rows = [
+            ["E" if value == "0" and on_edge((r, c)) else value for c, value in enumerate(row)]
+            for r, row in enumerate(item["board"])
+        ]
+        return symbol_grid(
+            rows,
+            {"0": "empty", "E": "end", "1": "wall", "C": "enemy"},
+            texts={"0": "", "E": "", "1": ""},
+            labels={"0": "empty", "E": "exit", "1": "wall", "C": "cat"},
+            caption="Wall the cat (C) in; odd rows sit half a cell to the left",
+            coords=True,
+        )
 
     def reference(self, item, rng):
         return plan(item)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import heapq
 import string
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import CountQuestion
 
 PROMPT = (
     "\nYou are a good game player, I'll give you a game board and rules.\nYour task is:\n"
@@ -63,7 +63,8 @@ def _total_time(plan, companies, allowed: int) -> int:
     return last
 
 
-class ConstructionCompany(KorgymGame):
+class ConstructionCompany(CountQuestion):
+    prompt = PROMPT
     name = "construction_company"
     folder = "29-Construction_Company"
     title = "Construction Company"
@@ -107,31 +108,7 @@ class ConstructionCompany(KorgymGame):
             companies=capabilities,
             plan=" -> ".join(f"({c}, {p})" for c, p in plan),
         )
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "board": question,
-            "answer": str(_total_time(plan, companies, allowed)),
-        }
-
-    def board(self, item):
-        return PROMPT.format(board=item["board"])
-
-    def verify(self, item, action, rng):
-        item = self.copy(item)
-        item["action"] = action
-        try:
-            item["score"] = 1 if int(action) == int(item["answer"]) else 0
-        except ValueError:
-            item["score"] = 0
-        return item
-
-    def reference(self, item, rng):
-        return [item["answer"]]
+        return self.question(question, _total_time(plan, companies, allowed))
 
 
 GAME = ConstructionCompany()

@@ -17,6 +17,7 @@ import string
 from collections import Counter
 from functools import cache
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 from engine.core.families.korgym.data import read_lines
 
@@ -143,6 +144,23 @@ class CryptoWord(KorgymGame):
             item["score"] = 0
         item["epoch"] += 1
         return item
+
+    def display(self, item, *, finished=False):
+        """The hint and each guess's pairs, marked right or wrong as the feedback says."""
+        lines = [("Hint", [draw.cell(item["hint"], "given")])]
+        for number, entry in enumerate(item["history"], start=1):
+            feedback = entry["feedback"]
+            guessed = dict(_pairs(entry["guess"]))
+            pairs = [
+                draw.cell(f"{emoji}={guessed.get(emoji, '')}", "hit" if right else "miss")
+                for emoji, right in feedback.items()
+            ]
+            lines.append((f"Guess {number}", pairs))
+        caption = (
+            f"Attempt {min(item['epoch'], item['max_attempts'])} of {item['max_attempts']}"
+            f" · {item['encoded_sentence']}"
+        )
+        return draw.rows(lines, caption=caption)
 
     def reference(self, item, rng):
         """Every emoji's letter in one guess: a win at the first attempt."""

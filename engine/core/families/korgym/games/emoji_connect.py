@@ -13,7 +13,7 @@ import json
 from itertools import pairwise
 from pathlib import Path
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, colours, symbol_grid
 
 EMOJIS = json.loads(
     (Path(__file__).resolve().parent.parent / "data" / "emoji_connect_emojis.json").read_text(
@@ -98,6 +98,10 @@ class EmojiConnect(KorgymGame):
         except ValueError:
             item["score"] = 0
         return item
+
+    def display(self, item, *, finished=False):
+        tones = colours(cell for row in item["board"] for cell in row)
+        return symbol_grid(item["board"], tones, caption="Count the lines of one emoji")
 
     def reference(self, item, rng):
         return [str(count_lines(item["board"]))]

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, colours, symbol_grid
 
 PROMPT = (
     "\nYou are a good game player, I'll give you a game board and rules.\nYour task is:\n"
@@ -282,6 +282,19 @@ class FreeTheKey(KorgymGame):
 
     def value(self, item):
         return 1.0 if self.success(item) else 0.0
+
+    def display(self, item, *, finished=False):
+        """The blocks (one colour each), the key (1) and the exit (2)."""
+        tones = colours(item["bricks"])
+        tones.update({"0": "empty", "1": "player", "2": "goal"})
+        return symbol_grid(
+            item["board"],
+            tones,
+            texts={"0": ""},
+            labels={"0": "empty", "1": "key", "2": "exit"},
+            caption=f"Slide the key (1) out at the exit (2) · epoch {item['epoch']}",
+            coords=True,
+        )
 
     def reference(self, item, rng):
         """A shortest way out (breadth-first); for the rare puzzle with none, nothing is

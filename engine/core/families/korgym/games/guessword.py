@@ -18,6 +18,7 @@ import gzip
 import string
 from functools import cache
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 from engine.core.families.korgym.data import HERE, read_lines
 
@@ -113,6 +114,21 @@ class GuessWord(KorgymGame):
         )
         item["score"] = 1 if fits else 0
         return item
+
+    def display(self, item, *, finished=False):
+        """The word's places, with the letters the rules give."""
+        given = {pos: letter for pos, letter in item["rules"]}
+        return draw.grid(
+            [
+                [
+                    draw.cell(given[i], "given") if i in given else draw.cell("", "empty", "blank")
+                    for i in range(item["length"])
+                ]
+            ],
+            caption=f"A word of {item['length']} letters",
+            coords=True,
+            origin=1,
+        )
 
     def reference(self, item, rng):
         """The first fitting puzzle word (alphabetically) that the checking list has, else

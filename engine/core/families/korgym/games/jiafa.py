@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = (Path(__file__).resolve().parent.parent / "data" / "jiafa_prompt.txt").read_text()
@@ -119,6 +120,19 @@ class Jiafa(KorgymGame):
 
     def value(self, item):
         return super().value(item) if item.get("verified") else 0.0
+
+    def display(self, item, *, finished=False):
+        """The symbols with each row's sum; at the end the column sums asked for."""
+        rows = [
+            [draw.cell(symbol) for symbol in row] + [draw.cell(total, "given", f"row sum {total}")]
+            for row, total in zip(item["grid"], item["row_sums"], strict=True)
+        ]
+        if finished:
+            rows.append(
+                [draw.cell(total, "highlight", f"column sum {total}") for total in item["col_sums"]]
+                + [draw.cell("")]
+            )
+        return draw.grid(rows, caption="Each row's sum at its end; find the columns' sums")
 
     def reference(self, item, rng):
         return ["[" + ",".join(str(total) for total in item["col_sums"]) + "]"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 PROMPT = (Path(__file__).resolve().parent.parent / "data" / "light_out_game_prompt.txt").read_text()
 _NUMBER = re.compile(r"\d+")
@@ -93,6 +93,16 @@ class LightsOut(KorgymGame):
         except ValueError:  # a number too long for int(): KORGym's server fails, scored 0
             item["score"] = 0
         return item
+
+    def display(self, item, *, finished=False):
+        return symbol_grid(
+            item["board"],
+            {"1": "on", "0": "off"},
+            texts={"1": "", "0": ""},
+            labels={"1": "on", "0": "off"},
+            caption="Switch every light off",
+            coords=True,
+        )
 
     def reference(self, item, rng):
         """The fewest presses: every solution is fixed by its first row's presses (each

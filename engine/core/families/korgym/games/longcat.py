@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 
 from engine.core.families.base import SeedRefused
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 PROMPT = (
     "\n"
@@ -302,6 +302,15 @@ class LongCat(KorgymGame):
             return item
         item["score"] = walk(item["game_map"], moves)
         return item
+
+    def display(self, item, *, finished=False):
+        return symbol_grid(
+            item["game_map"],
+            {"X": "wall", "E": "empty", "C": "player"},
+            texts={"X": "", "E": ""},
+            labels={"X": "wall", "E": "empty", "C": "cat"},
+            caption="Slide the cat over every empty cell",
+        )
 
     def reference(self, item, rng):
         return [str(solve(item["game_map"]))]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 import math
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 PROMPT = """
 You are a good game player, I'll give you a game board and rules.
@@ -221,6 +221,37 @@ class MapPositionSimulation(KorgymGame):
             return item
         item["score"] = 1 if final_position(item["game_map"], item["task"]) == answer else 0
         return item
+
+    def display(self, item, *, finished=False):
+        """The map (portals numbered in pairs) and the moves to follow."""
+        tones = {
+            "P": "player",
+            "E": "floor",
+            "W": "wall",
+            "J": "highlight",
+            "A": "highlight",
+            "T": "enemy",
+            "R": "highlight",
+        }
+        portals = {str(cell) for row in item["game_map"] for cell in row if str(cell).isdigit()}
+        tones.update(dict.fromkeys(portals, "goal"))
+        return symbol_grid(
+            item["game_map"],
+            tones,
+            texts={"E": "", "W": ""},
+            labels={
+                "P": "player",
+                "E": "empty",
+                "W": "wall",
+                "J": "jumper",
+                "A": "reverser",
+                "T": "trap",
+                "R": "repeater",
+            }
+            | {p: f"portal {p}" for p in portals},
+            caption="Moves: " + ", ".join(item["task"]),
+            coords=True,
+        )
 
     def reference(self, item, rng):
         row, col = final_position(item["game_map"], item["task"])

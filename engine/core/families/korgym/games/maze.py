@@ -23,7 +23,7 @@ import ast
 import random
 from collections import deque
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 PROMPT = """
 You need to provide a path from the start point to the end point based on an n*n maze map \
@@ -148,6 +148,16 @@ class Maze(KorgymGame):
         except (TypeError, KeyError, IndexError):  # KORGym's verifier crashes: 0
             item["score"] = 0
         return item
+
+    def display(self, item, *, finished=False):
+        return symbol_grid(
+            item["char_maze"],
+            {"I": "start", "X": "end", "o": "floor", "*": "wall"},
+            texts={"o": "", "*": ""},
+            labels={"I": "start", "X": "end", "o": "open", "*": "wall"},
+            caption="From I (top left) to X (bottom right)",
+            coords=True,
+        )
 
     def reference(self, item, rng):
         """A shortest path (breadth-first), which never passes the end before its last move."""

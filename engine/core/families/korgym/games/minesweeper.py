@@ -22,7 +22,7 @@ from __future__ import annotations
 import uuid
 from collections import deque
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 PROMPT = (
     "\nMinesweeper Game Rules:\n1. The board is a 9x9 grid with 10 hidden mines and the "
@@ -179,6 +179,36 @@ class Minesweeper(KorgymGame):
         item["prompt"] = ""
         item["response"].append(action)
         return item
+
+    def display(self, item, *, finished=False):
+        """The mask the player sees ('?' covered, 'F' flagged, numbers uncovered, 'X' the
+        mines once one went off); at the end also the mines left covered and the flags put
+        on safe cells."""
+        shown = [list(row) for row in item["mask"]]
+        if finished:
+            for i, line in enumerate(item["actual"]):
+                for j, cell in enumerate(line):
+                    if cell == -1 and shown[i][j] == "?":
+                        shown[i][j] = "X"
+                    elif cell != -1 and shown[i][j] == "F":
+                        shown[i][j] = "F!"
+        flags = sum(row.count("F") for row in item["mask"])
+        tones = {"?": "hidden", "F": "flag", "F!": "wrong", "X": "mine"}
+        tones.update({str(n): "open" for n in range(9)})
+        return symbol_grid(
+            shown,
+            tones,
+            texts={"?": "", "0": "", "F!": "F", "X": "✱"},
+            labels={
+                "?": "covered",
+                "0": "empty",
+                "F": "flag",
+                "F!": "flag on a safe cell",
+                "X": "mine",
+            },
+            caption=f"Flags {flags}/{item['mines']} · score {item['score']}",
+            coords=True,
+        )
 
     def reference(self, item, rng):
         """Flag every mine (row by row): the last flag wins with a score of 1."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 
+from engine.core.families import display as shown_as
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = (
@@ -92,6 +93,8 @@ class NPoint(KorgymGame):
     multi_turn = True
     log_scaled = True
     answer_format = "hit or stand"
+
+    keys = {"h": "hit", "s": "stand"}
 
     def generate(self, seed, rng):
         item = {"seed": seed, "opponent_strategy": rng.choice(STRATEGIES)}
@@ -255,6 +258,46 @@ class NPoint(KorgymGame):
 
     def success(self, item):
         return bool(item.get("is_end")) and float(item.get("score") or 0) >= GOAL
+
+    def display(self, item, *, finished=False):
+        """The hands (the opponent's cards after its first face down until the game is
+        over, as the board shows them) and the rounds played."""
+        shown = bool(item["is_end"]) or finished
+        mine, theirs = item["player_cards"], item["opponent_cards"]
+        hands = shown_as.cards(
+            [
+                (f"You ({total(mine)})", [shown_as.card(card) for card in mine]),
+                (
+                    f"Opponent ({total(theirs)})" if shown else "Opponent",
+                    [
+                        shown_as.card(card, face_down=k > 0 and not shown)
+                        for k, card in enumerate(theirs)
+                    ],
+                ),
+            ],
+            caption=(
+                f"Round {item['current_round']} / {item['total_rounds']} · N = {item['n']}"
+                f" · score {item['score']}"
+            ),
+        )
+        if not item["history"]:
+            return hands
+        outcome = {1: "right", 0: "wrong"}
+        rounds = [
+            (
+                f"Round {record['round']} (N = {record['n']})",
+                [
+                    shown_as.cell(f"you {record['player_total']}"),
+                    shown_as.cell(f"opponent {record['opponent_total']}"),
+                    shown_as.cell(
+                        record["round_result"]["outcome"],
+                        outcome.get(record["round_result"]["round_score"], ""),
+                    ),
+                ],
+            )
+            for record in item["history"]
+        ]
+        return shown_as.stack(hands, shown_as.rows(rounds, caption="Rounds played"))
 
     def reference(self, item, rng):
         """Each round, the number of hits before standing whose outcome, on the cards the

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import uuid
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = (
@@ -222,6 +223,15 @@ class Nullify(KorgymGame):
         elif result == -2:
             item["is_end"], item["score"] = True, 0
         return item
+
+    def display(self, item, *, finished=False):
+        """The units by index, as the board lists them."""
+        cells = []
+        for line in item["board"].splitlines():
+            index, _, unit = line.partition(" ")
+            tone = "" if unit[:1] in "+-0123456789" else "highlight"
+            cells.append(draw.cell(f"{index}: {unit}", tone, f"unit {index}: {unit}"))
+        return draw.rows([("Units", cells)], caption="Combine two units a turn down to 0")
 
     def reference(self, item, rng):
         plan = _backwards(item)

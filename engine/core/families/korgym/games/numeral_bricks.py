@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, colours, symbol_grid
 
 ROWS, COLS = 5, 6
 PROMPT = (
@@ -209,6 +209,23 @@ class NumeralBricks(KorgymGame):
         except Exception:  # KORGym's verify fails: eval.py scores the turn 0
             item["score"] = 0
         return item
+
+    def display(self, item, *, finished=False):
+        """The letters' starting cells, each with the count of cells it grows by."""
+        clues = item["clues"]
+        tones = colours(clues)
+        tones["0"] = "empty"
+        texts = {"0": ""} | {letter: f"{letter}{count}" for letter, count in clues.items()}
+        labels = {"0": "empty"} | {
+            letter: f"{letter}: grows by {count}" for letter, count in clues.items()
+        }
+        return symbol_grid(
+            item["puzzle_board"],
+            tones,
+            texts=texts,
+            labels=labels,
+            caption="Letter and the number of cells it grows by",
+        )
 
     def reference(self, item, rng):
         return [repr(item["sol_board"])]

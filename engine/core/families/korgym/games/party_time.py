@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import string
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import CountQuestion
 from engine.core.families.korgym.hashorder import set_order
 
 PROMPT = (
@@ -49,12 +49,12 @@ def _guest(rng) -> dict:
     }
 
 
-class PartyTime(KorgymGame):
+class PartyTime(CountQuestion):
+    prompt = PROMPT
     name = "party_time"
     folder = "19-party_time"
     title = "Party Time"
     dimension = "MLR"
-    answer_format = "the count, a whole number"
 
     def generate(self, seed, rng):
         guests = [_guest(rng) for _ in range(rng.randint(70, 200))]
@@ -96,31 +96,7 @@ class PartyTime(KorgymGame):
             f"{number}. {feature} belong to {'/'.join(values)}"
             for number, (feature, values) in enumerate(criteria.items(), 1)
         )
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "board": text + ".",
-            "answer": str(answer),
-        }
-
-    def board(self, item):
-        return PROMPT.format(board=item["board"])
-
-    def verify(self, item, action, rng):
-        item = self.copy(item)
-        item["action"] = action
-        try:
-            item["score"] = 1 if int(action) == int(item["answer"]) else 0
-        except ValueError:
-            item["score"] = 0
-        return item
-
-    def reference(self, item, rng):
-        return [item["answer"]]
+        return self.question(text + ".", answer)
 
 
 GAME = PartyTime()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = """
@@ -281,6 +282,20 @@ class PipeGame(KorgymGame):
             return item
         item.update(score=1 if through else 0, is_end=True)
         return item
+
+    def display(self, item, *, finished=False):
+        """The pieces as KORGym names them, water coming in at the start's left and going
+        out at the end's right."""
+        start, end = (tuple(item["endpoints"][k]) for k in ("start", "end"))
+        rows = []
+        for i, row in enumerate(item["puzzle_grid"]):
+            line = []
+            for j, piece in enumerate(row):
+                tone = "start" if (i, j) == start else "end" if (i, j) == end else "path"
+                label = {" ": "a piece open on all four sides"}.get(piece, f"piece {piece}")
+                line.append(draw.cell(piece, tone, label))
+            rows.append(line)
+        return draw.grid(rows, caption="Water enters left of the top left cell", coords=True)
 
     def reference(self, item, rng):
         """The rotations ``solve`` finds; a few of KORGym's grids have no way through (a

@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import random
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, colours, symbol_grid
 
 PROMPT = """
 You are a good game player, I'll give you a game board and rules.
@@ -294,6 +294,20 @@ class PlayLines(KorgymGame):
         except IndexError:  # KORGym's verifier crashes: 0, and the game is not marked over
             item["is_end"] = False
         return item
+
+    def display(self, item, *, finished=False):
+        """The numbered ends of each line, blank cells to fill, X cells closed."""
+        grid = item["puzzle_grid"]
+        tones = colours(item["endpoints"])
+        tones.update({"E": "empty", "X": "wall"})
+        return symbol_grid(
+            grid,
+            tones,
+            texts={"E": "", "X": ""},
+            labels={"E": "empty", "X": "blocked"},
+            caption="Join each pair of numbers",
+            coords=True,
+        )
 
     def reference(self, item, rng):
         """The generator's own filled board, its numbers written as text."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = """
@@ -137,6 +138,24 @@ class PuzzleGame(KorgymGame):
             row, col = item["target_grid"]
             item["score"] = int(_find(grid, item["target_num"]) == (row - 1, col - 1))
         return item
+
+    def display(self, item, *, finished=False):
+        """The tiles (0 the gap), the tile to move and its target cell (1-based)."""
+        target = item["target_num"]
+        goal = (item["target_grid"][0] - 1, item["target_grid"][1] - 1)
+        rows = []
+        for i, row in enumerate(_grid(item["board"])):
+            line = []
+            for j, tile in enumerate(row):
+                if tile == 0:
+                    line.append(draw.cell("", "empty", "gap"))
+                else:
+                    tone = "highlight" if tile == target else "goal" if (i, j) == goal else ""
+                    line.append(draw.cell(tile, tone))
+            rows.append(line)
+        return draw.grid(
+            rows, caption=f"Move {target} to {item['target_grid']}", coords=True, origin=1
+        )
 
     def reference(self, item, rng):
         """The fewest moves (at least one) that bring the tile to its cell: a breadth-first

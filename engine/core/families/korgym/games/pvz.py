@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import uuid
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import MAX_TURNS, KorgymGame
 
 PROMPT = (
@@ -99,8 +100,28 @@ GOAL = 30
 UID_SPACE = uuid.UUID("6f1c5a52-4a5e-4f0e-9a57-6b6f7267796d")
 
 
-def render(game: dict) -> str:
-    """KORGym's battlefield text for a game state."""
+ZOMBIE_MARKS = {mark for _, _, mark in ZOMBIES.values()}
+NAMES = {
+    "X": "sunflower",
+    "W": "peashooter",
+    "S": "three-line shooter",
+    "J": "wall-nut",
+    "H": "torch stump",
+    "F": "fire chili",
+    "N": "zombie",
+    "R": "roadblock zombie",
+    "B": "bucket zombie",
+    "I": "high-attack zombie",
+}
+
+
+def _named(mark: str) -> str:
+    return ", ".join(NAMES.get(letter, letter) for letter in mark)
+
+
+def lawn(game: dict) -> list[list[str]]:
+    """The lawn's cells as KORGym marks them: "0" empty, a plant's letter, then the letter
+    of each zombie on the cell."""
     grid = [["0"] * COLS for _ in range(ROWS)]
     for row, col, kind, _ in game["plants"]:
         grid[row][col] = kind
@@ -108,6 +129,12 @@ def render(game: dict) -> str:
         cell = grid[zombie["row"]][zombie["col"]]
         mark = ZOMBIES[zombie["type"]][2]
         grid[zombie["row"]][zombie["col"]] = mark if cell == "0" else cell + mark
+    return grid
+
+
+def render(game: dict) -> str:
+    """KORGym's battlefield text for a game state."""
+    grid = lawn(game)
     header = f"Turn:{game['total_rounds']} | Sun:{game['sun']} | Score: {game['score']}"
     lines = [f"Line{i}|" + "|".join(f"{cell:3}" for cell in row) for i, row in enumerate(grid)]
     return header + "\n\n" + LEGEND + "\n" + "\n".join(lines)
@@ -312,6 +339,22 @@ class Pvz(KorgymGame):
 
     def success(self, item):
         return float(item.get("score") or 0) >= GOAL
+
+    def display(self, item, *, finished=False):
+        """The lawn: plants, zombies (a cell may hold a plant and zombies), the sun."""
+        game = item["game"]
+        rows = []
+        for line in lawn(game):
+            cells = []
+            for mark in line:
+                if mark == "0":
+                    cells.append(draw.cell("", "empty", "empty"))
+                else:
+                    zombie = any(letter in ZOMBIE_MARKS for letter in mark)
+                    cells.append(draw.cell(mark, "enemy" if zombie else "floor", _named(mark)))
+            rows.append(cells)
+        caption = f"Turn {game['total_rounds']} · sun {game['sun']} · score {game['score']}"
+        return draw.grid(rows, caption=caption, coords=True)
 
     def reference(self, item, rng):
         """Plantings chosen each turn by ``plan`` until the game ends; they reach 30-52

@@ -22,7 +22,7 @@ inner cells (it never collides) until it has them, then runs straight into a wal
 
 from __future__ import annotations
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, symbol_grid
 
 SIZE = 8
 GOAL_APPLES = 10
@@ -115,6 +115,8 @@ class Snake(KorgymGame):
     log_scaled = True
     answer_format = "a direction: UP, DOWN, LEFT or RIGHT"
 
+    keys = {"ArrowUp": "UP", "ArrowDown": "DOWN", "ArrowLeft": "LEFT", "ArrowRight": "RIGHT"}
+
     def generate(self, seed, rng):
         snake = [(SIZE // 2, SIZE // 2 - 1)]
         food: list[tuple[int, int]] = []
@@ -170,6 +172,16 @@ class Snake(KorgymGame):
 
     def success(self, item):
         return int(item.get("score") or 0) >= GOAL_APPLES
+
+    def display(self, item, *, finished=False):
+        rows = _grid(_cells(item["snake"]), _cells(item["food"])).splitlines()
+        return symbol_grid(
+            rows,
+            {"H": "snake-head", "S": "snake", "A": "food", "#": "wall", " ": "empty"},
+            texts={"#": "", " ": ""},
+            labels={"H": "head", "S": "body", "A": "apple", "#": "wall", " ": "empty"},
+            caption=f"Heading {item['direction']} · apples {item['score']}",
+        )
 
     def reference(self, item, rng):
         """Round the cycle through every inner cell (never a collision; every apple is

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, overlay, symbol_grid
 
 PROMPT = """
 
@@ -275,6 +275,40 @@ class Sokoban(KorgymGame):
         item["box_positions"] = [list(cell) for cell in boxes]
         item["score"] = int(won)
         return item
+
+    def display(self, item, *, finished=False):
+        """Walls, goals, boxes and the player where the item has them (after the answer,
+        where its moves left them)."""
+        targets = {tuple(cell) for cell in item["target_positions"]}
+        marks = {(y, x): "T" for x, y in targets}
+        for x, y in map(tuple, item["box_positions"]):
+            marks[(y, x)] = "B*" if (x, y) in targets else "B"
+        x, y = item["player_pos"]
+        marks[(y, x)] = "I*" if (x, y) in targets else "I"
+        walls = [["X" if cell == "X" else "E" for cell in row] for row in item["map_data"]]
+        return symbol_grid(
+            overlay(walls, marks),
+            {
+                "X": "wall",
+                "E": "floor",
+                "T": "goal",
+                "B": "box",
+                "B*": "box-on-goal",
+                "I": "player",
+                "I*": "player-on-goal",
+            },
+            texts={"X": "", "E": "", "T": "", "B*": "B", "I*": "I"},
+            labels={
+                "X": "wall",
+                "E": "floor",
+                "T": "target",
+                "B": "box",
+                "B*": "box on a target",
+                "I": "player",
+                "I*": "player on a target",
+            },
+            caption="Push every box (B) onto a target",
+        )
 
     def reference(self, item, rng):
         """The fewest pushes (breadth-first), walked between pushes by shortest paths."""

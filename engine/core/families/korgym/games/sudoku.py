@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 SIZE = 9
@@ -153,6 +154,23 @@ class Sudoku(KorgymGame):
         except Exception:  # unreadable text, or a sort KORGym's server fails on: 0
             item["score"] = 0
         return item
+
+    def display(self, item, *, finished=False):
+        """The givens; at the end the stored solution in the empty cells (KORGym checks
+        the rules, so it is one solution among any others)."""
+        solution = item["solution"]
+        rows = []
+        for i, row in enumerate(item["current_board"]):
+            line = []
+            for j, value in enumerate(row):
+                if value:
+                    line.append(draw.cell(value, "given"))
+                elif finished:
+                    line.append(draw.cell(solution[i][j], "missing"))
+                else:
+                    line.append(draw.cell("", "empty", "empty"))
+            rows.append(line)
+        return draw.grid(rows, caption=f"Sudoku ({item['difficulty']})")
 
     def reference(self, item, rng):
         return [str(item["solution"])]

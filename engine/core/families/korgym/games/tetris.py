@@ -21,7 +21,8 @@ low, flat and without holes) reaches.
 
 from __future__ import annotations
 
-from engine.core.families.korgym.common import MAX_TURNS, KorgymGame
+from engine.core.families import display as draw
+from engine.core.families.korgym.common import MAX_TURNS, KorgymGame, symbol_grid
 
 WIDTH = HEIGHT = 10
 GOAL_LINES = 20
@@ -182,6 +183,27 @@ class Tetris(KorgymGame):
 
     def success(self, item):
         return int(item.get("score") or 0) >= GOAL_LINES
+
+    def display(self, item, *, finished=False):
+        """The board and the block to place (unturned)."""
+        return draw.stack(
+            symbol_grid(
+                item["board"],
+                {"0": "empty", "1": "filled"},
+                texts={"0": "", "1": ""},
+                labels={"0": "empty", "1": "filled"},
+                caption=f"Epoch {item['epoch']} · score {item['score']}",
+                coords=True,
+                origin=1,
+            ),
+            symbol_grid(
+                item["last_block"],
+                {"0": "", "1": "box"},
+                texts={"0": "", "1": ""},
+                labels={"0": "blank", "1": "square"},
+                caption="Current block at 0°",
+            ),
+        )
 
     def reference(self, item, rng):
         """100 moves, each placing the current piece where, with the best placement of the

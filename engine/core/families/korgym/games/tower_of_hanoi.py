@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from collections import deque
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = (
@@ -142,6 +143,17 @@ class TowerOfHanoi(KorgymGame):
         except Exception:  # KORGym's verify fails: eval.py scores the turn 0
             item["score"] = 0
         return item
+
+    def display(self, item, *, finished=False):
+        """The four columns as the board lists them (column 4 the target)."""
+        lines = []
+        for number, column in enumerate(item["current_state"], start=1):
+            disks = [] if column == "null" else column.split(",")
+            label = f"{number} (target)" if number == len(item["current_state"]) else str(number)
+            lines.append(
+                (label, [draw.cell(d, draw.colour_tone(ord(d) - 96), f"disk {d}") for d in disks])
+            )
+        return draw.rows(lines, caption="Disks a (smallest) to e, as the board lists them")
 
     def reference(self, item, rng):
         """The shortest solution (``difficulty`` moves), found by breadth-first search."""

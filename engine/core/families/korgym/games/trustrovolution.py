@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from itertools import product
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 PROMPT = (
@@ -124,6 +125,8 @@ class TrustEvolution(KorgymGame):
     log_scaled = True
     answer_format = "cheat or collaborate"
 
+    keys = {"c": "cheat", "o": "collaborate"}
+
     def generate(self, seed, rng):
         return {
             "seed": seed,
@@ -208,6 +211,23 @@ class TrustEvolution(KorgymGame):
 
     def success(self, item):
         return bool(item.get("is_end")) and item["score"] >= self.best_score(item)
+
+    def display(self, item, *, finished=False):
+        """Each major round's minor rounds: your move and the opponent's."""
+        tones = {"cheat": "wrong", "collaborate": "right"}
+        lines = []
+        rounds = [*item["history"], item["current_history"]]
+        for number, major in enumerate(rounds, start=1):
+            if not major:
+                continue
+            for side, who in ((0, "you"), (1, "opponent")):
+                moves = [draw.cell(pair[side], tones.get(pair[side], "")) for pair in major]
+                lines.append((f"Round {number}, {who}", moves))
+        caption = (
+            f"Major round {item['major_round']} / 5 · minor round {item['minor_round']} / 8"
+            f" · score {item['score']}"
+        )
+        return draw.rows(lines, caption=caption)
 
     def reference(self, item, rng):
         if item["opponent_type"] == "random":

@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from engine.core.families import display as draw
 from engine.core.families.korgym.common import KorgymGame
 
 WORDS = Path(__file__).resolve().parent.parent / "data" / "wordle_words.txt"
@@ -53,6 +54,13 @@ def _feedback(word: str, guess: str) -> str:
             where = "is not in the word in any spot"
         lines.append(f"The letter {letter} located at idx={i} {where},")
     return "\n".join(lines)
+
+
+def _tone(feedback_line: str) -> str:
+    """The tone of one line of ``_feedback``."""
+    if "correct spot" in feedback_line:
+        return "hit"
+    return "near" if "wrong spot" in feedback_line else "miss"
 
 
 class Wordle(KorgymGame):
@@ -108,6 +116,26 @@ class Wordle(KorgymGame):
         item["epoch"] += 1
         item["prompt"] = self.board(item)
         return item
+
+    def display(self, item, *, finished=False):
+        """The guesses, each letter marked as the feedback says, and a blank row for each
+        guess left; at the end the word."""
+        length = len(item["secret_word"])
+        rows = []
+        for entry in item["history"]:
+            marks = entry["feedback"].splitlines()
+            rows.append(
+                [
+                    draw.cell(letter, _tone(mark), f"{letter}: {_tone(mark)}")
+                    for letter, mark in zip(entry["guess"], marks, strict=True)
+                ]
+            )
+        left = item["attempts"] - len(item["history"])
+        rows += [[draw.cell("", "empty", "blank")] * length for _ in range(max(left, 0))]
+        caption = f"{length} letters"
+        if finished:
+            caption += f" · the word: {item['secret_word']}"
+        return draw.grid(rows, caption=caption)
 
     def reference(self, item, rng):
         return [item["secret_word"]]
