@@ -76,7 +76,7 @@ class Korgym(Family):
         game = self.games.get(kind)
         return {} if game is None else dict(game.keys)
 
-    def display(self, instance, moves, *, finished=False):
+    def display(self, instance: FamilyInstance, moves: Sequence[str], *, finished: bool = False):
         """The board after ``moves``, drawn from the replayed item (``KorgymGame.display``);
         None for the word and number questions, shown as their text."""
         game, item, _ = self._replay(instance, moves)
@@ -111,11 +111,6 @@ class Korgym(Family):
         item = game.verify(item, move, rng)
         over = game.is_over(item, len(history) + 1)
         return {"observation": {"view": game.board(item)}, "over": over}
-
-    def display(self, instance: FamilyInstance, moves: Sequence[str], *, finished: bool = False):
-        """The game's own drawing of the board after ``moves`` (None: the text view)."""
-        game, item, _ = self._replay(instance, moves)
-        return game.display(item, finished=finished)
 
     def observations(self, instance: FamilyInstance, history: Sequence[str]) -> list[Any]:
         game = self.games[instance.kind]

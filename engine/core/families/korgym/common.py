@@ -141,11 +141,6 @@ class KorgymGame(ABC):
             return 1.0 if self.success(item) else 0.0
         return min(max(score, 0.0), 1.0)
 
-    def display(self, item: dict[str, Any], *, finished: bool = False) -> dict[str, Any] | None:
-        """The board drawn for people (``engine.core.families.display``), holding no more
-        than the board text shows; None to show the text."""
-        return None
-
     def is_over(self, item: dict[str, Any], turns: int) -> bool:
         if not self.multi_turn:
             return turns >= 1
