@@ -229,7 +229,9 @@ class Submission(models.Model):
     repairs = models.JSONField(default=list, blank=True)
     # Scoring is a job with a lease (leaderboard.actions.process_submission): each try
     # takes the submission until ``lease_expires_at``; a try whose worker died is taken
-    # over once the lease has expired (requeue_stalled_submissions, run by beat).
+    # over once the lease has expired (requeue_stalled_submissions, run by beat). On a
+    # pending submission whose queued job was lost and queued again, it is the time before
+    # which the sweep does not queue it once more.
     attempts = models.PositiveSmallIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
