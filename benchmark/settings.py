@@ -349,6 +349,11 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The client's address, for django-axes and every per-address limit (sign-ups, visitor
+# games, study joins): REMOTE_ADDR only, never a header. uvicorn sets it from
+# X-Forwarded-For only for a connection from FORWARDED_ALLOW_IPS (the TLS proxy), so a
+# forged header from anyone else changes nothing.
+AXES_CLIENT_IP_CALLABLE = "benchmark.accounts.client_address"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -421,7 +426,9 @@ if not DEBUG:
     # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (docs: README, Production).
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # No SECURE_PROXY_SSL_HEADER: uvicorn (--proxy-headers) already takes the scheme from
+    # X-Forwarded-Proto, and only from FORWARDED_ALLOW_IPS; Django reading the header itself
+    # would believe it from anyone.
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     # The health check is probed over plain HTTP by the process supervisor.
     SECURE_REDIRECT_EXEMPT = [r"^health/$"]
@@ -445,6 +452,10 @@ AUTHORING_CONTINUATIONS = env_int("AUTHORING_CONTINUATIONS", 3)
 AUTHORING_BOOK_REVISIONS = env_int("AUTHORING_BOOK_REVISIONS", 2)
 AUTHORING_MIN_TRUTHS = env_int("AUTHORING_MIN_TRUTHS", 50)
 AUTHORING_MIN_ACTIONS = env_int("AUTHORING_MIN_ACTIONS", 30)
+
+# uvicorn's access log: a line per request (ACCESS_LOG=1), or none (the default: it cost the
+# move's hot path a formatted line each); errors are logged either way (benchmark.asgi).
+ACCESS_LOG = env_bool("ACCESS_LOG", False)
 
 LOGGING = {
     "version": 1,
