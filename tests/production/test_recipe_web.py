@@ -3,6 +3,8 @@ headers count only from the configured proxy, and no access line is written unle
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import re
 import signal
@@ -13,8 +15,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+import websockets
+from django.test import Client
 
-from engine.models import PracticeGame
+from engine import sessions
+from engine.models import Instance, PracticeGame
 from tests.production.test_asgi_server import free_port
 from tests.production.test_stack import ROOT, child_env, wait_for
 
@@ -33,11 +38,17 @@ def procfile_web() -> str:
 
 @contextmanager
 def procfile_server(log: Path, **env: str):
+    with procfile_process(log, **env) as (_process, port):
+        yield port
+
+
+@contextmanager
+def procfile_process(log: Path, **env: str):
     """The Procfile's web line run by a shell, as honcho or foreman run it, on a free port
     (one web worker: the machine is small); ``env`` adds settings."""
     port = free_port()
     settings = {k: v for k, v in child_env().items() if k not in RECIPE}
-    settings.update(PORT=str(port), WEB_CONCURRENCY="1", **env)
+    settings.update({"PORT": str(port), "WEB_CONCURRENCY": "1", **env})
     # As in an activated virtualenv: the Procfile names uvicorn, not its path.
     settings["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{settings.get('PATH', '')}"
     with open(log, "w") as output:
@@ -56,9 +67,10 @@ def procfile_server(log: Path, **env: str):
                 limit=90,
             )
             assert process.poll() is None, log.read_text()
-            yield port
+            yield process, port
         finally:
-            os.killpg(process.pid, signal.SIGTERM)
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
             try:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
@@ -125,3 +137,37 @@ def test_access_log_on_writes_a_line_per_request(orchard, tmp_path):
         page = httpx.get(f"http://127.0.0.1:{port}/domains/orchard/", timeout=60)
         assert page.status_code == 200
     assert '"GET /domains/orchard/ HTTP/1.1" 200' in log.read_text()
+
+
+def test_a_stop_drains_in_seconds_and_closes_websockets_for_the_page_to_reconnect(
+    orchard, make_user, tmp_path
+):
+    """SIGTERM (what systemd sends on stop and restart) to the Procfile's web process with a
+    game's websocket open: the socket is closed with 1012 ("service restart", on which
+    static/js/play.js reconnects) and the process is gone within its 5 s drain, where
+    30 s of "timeout graceful shutdown exceeded" used to pass first."""
+    user = make_user("player")
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies["sessionid"].value
+    instance = Instance.objects.filter(domain=orchard).order_by("seed").first()
+    session, _ = sessions.start_session(user, instance)
+
+    async def hold_a_game_then_stop(process, port) -> int:
+        headers = {"Cookie": f"sessionid={cookie}", "Origin": f"http://127.0.0.1:{port}"}
+        async with websockets.connect(
+            f"ws://127.0.0.1:{port}/ws/play/{session.pk}/", additional_headers=headers
+        ) as ws:
+            first = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            assert first["type"] == "state"
+            os.killpg(process.pid, signal.SIGTERM)
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(ws.recv(), 30)
+            return closed.value.rcvd.code
+
+    # The shipped two web workers: the stop goes through uvicorn's supervisor to both.
+    with procfile_process(tmp_path / "web.log", WEB_CONCURRENCY="2") as (process, port):
+        assert asyncio.run(hold_a_game_then_stop(process, port)) == 1012
+        # The drain is 5 s; the bound leaves room for a loaded machine, not for 30 s more.
+        process.wait(timeout=20)
+    assert "timeout graceful shutdown exceeded" not in (tmp_path / "web.log").read_text()
