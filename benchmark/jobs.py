@@ -62,10 +62,14 @@ class LeaseKeeper(threading.Thread):
 
     def stop(self) -> None:
         self.done.set()
-        self.join(timeout=10)
+        if self.is_alive():
+            self.join(timeout=10)
 
     def __enter__(self) -> LeaseKeeper:
-        self.start()
+        # Inside a transaction the claim is not visible to anyone else until it commits, and
+        # renewing it from another connection would wait on this one's row lock: nothing to do.
+        if not connection.in_atomic_block:
+            self.start()
         return self
 
     def __exit__(self, *exc_info) -> None:
