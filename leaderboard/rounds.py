@@ -427,7 +427,7 @@ def do_prepare_round(round_id: int, *, progress: ProgressCallback | None = None)
 
 
 def requeue_stalled_preparations() -> list[int]:
-    """Beat, every minute: a round preparing past its lease lost its worker; queue it again
+    """Beat, every 10 s: a round preparing past its lease lost its worker; queue it again
     (stored instances are reused, so it goes on where it stopped), or after
     ROUND_MAX_ATTEMPTS tries fail it with the reason (staff may retry it). A draft round
     whose queued job was lost (a broker restart) is queued again after a grace period.
