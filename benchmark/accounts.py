@@ -212,3 +212,10 @@ def set_password_link(user: User, base_url: str) -> str:
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     path = reverse("password_reset_confirm", args=[uid, default_token_generator.make_token(user)])
     return f"{base_url.rstrip('/')}{path}"
+
+
+def client_address(request) -> str | None:
+    """The client's address as every per-address limit counts it (``AXES_CLIENT_IP_CALLABLE``):
+    ``REMOTE_ADDR``, which uvicorn takes from X-Forwarded-For only when the connection comes
+    from ``FORWARDED_ALLOW_IPS`` (the TLS proxy); no header is read here."""
+    return request.META.get("REMOTE_ADDR")

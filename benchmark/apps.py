@@ -7,4 +7,7 @@ class BenchmarkConfig(AppConfig):
     verbose_name = "Benchmark: runs and accounts"
 
     def ready(self) -> None:
-        from benchmark import checks  # noqa: F401  (registers the deploy checks)
+        from benchmark import (
+            checks,  # noqa: F401  (registers the deploy checks)
+            health,  # noqa: F401  (notes when this process started)
+        )

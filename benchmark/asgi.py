@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 import django
@@ -10,6 +11,14 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmark.settings")
 
 # Django must be set up before anything imports models (the websocket routes do).
 django.setup(set_prefix=False)
+
+from django.conf import settings  # noqa: E402
+
+if not settings.ACCESS_LOG:
+    # uvicorn writes access lines only while its access logger has a handler (it checks on
+    # each new connection); without one no line is even formatted. "uvicorn.error" stays.
+    logging.getLogger("uvicorn.access").handlers = []
+    logging.getLogger("uvicorn.access").propagate = False
 
 from benchmark.handlers import SyncChainASGIHandler  # noqa: E402
 

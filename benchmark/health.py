@@ -1,11 +1,24 @@
 """The health check (``GET /health/``) and the worker heartbeat behind it.
 
-A process supervisor, load balancer or uptime monitor probes ``/health/``: 200 when every
-part answers, 503 naming the part that does not. The parts:
+A process supervisor, load balancer or uptime monitor probes ``/health/``. It tells a site
+that is still starting from one that is broken:
 
-- ``database``: a ``SELECT 1``;
+- ``ok`` (200): every part answers.
+- ``starting`` (200): the site serves, but no worker heartbeat has arrived yet and this
+  web process started less than ``HEARTBEAT_STALE_SECONDS`` ago (a fresh install, or beat
+  and the workers starting alongside the web). Beat sends a first heartbeat as it starts.
+- ``starting`` (503, ``Retry-After``): the database has migrations not applied yet, so
+  pages would fail; the release step (``migrate``) is still running.
+- ``failing`` (503): a real fault, naming the part: the database or Redis does not answer,
+  or the heartbeat is older than ``HEARTBEAT_STALE_SECONDS`` (it stopped after once
+  arriving), or none arrived in that long since this process started.
+
+The parts:
+
+- ``database``: a ``SELECT 1``; then ``migrations``: none left to apply (checked until
+  none are, then no more in this process);
 - ``redis``: a ``PING`` to ``REDIS_URL`` (channel layer and broker; skipped when embedded);
-- ``worker``: the heartbeat. Beat sends ``benchmark.heartbeat`` every
+- ``worker``: the heartbeat. Beat sends ``benchmark.heartbeat`` when it starts and every
   ``HEARTBEAT_SECONDS``; a worker runs it and stores the time in Redis. A heartbeat older
   than ``HEARTBEAT_STALE_SECONDS`` means beat or every worker is down: scheduled
   recomputes, rotations and queued jobs are not running. Embedded, jobs run in-process,
@@ -23,6 +36,16 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 HEARTBEAT_KEY = "kumo:worker-heartbeat"
+# When this process started (benchmark.apps imports this module at start-up): until a
+# first heartbeat arrives, the site is "starting" for HEARTBEAT_STALE_SECONDS from here.
+STARTED_AT = time.time()
+# Seconds a monitor is asked to wait before probing again while migrations are pending.
+RETRY_AFTER_SECONDS = 5
+_migrated = False
+
+
+class Starting(Exception):
+    """A part that is not ready yet but not broken either (the site is starting)."""
 
 
 def _redis():
@@ -45,6 +68,8 @@ def _timed(check) -> dict:
     started = time.monotonic()
     try:
         detail = check()
+    except Starting as waiting:
+        return {"ok": False, "starting": True, "detail": str(waiting)}
     except Exception as error:  # any failure of a dependency is a failed check
         return {"ok": False, "error": f"{error.__class__.__name__}: {error}"[:300]}
     result = {"ok": True, "ms": round((time.monotonic() - started) * 1000, 1)}
@@ -59,6 +84,19 @@ def _database() -> None:
         cursor.fetchone()
 
 
+def _migrations() -> None:
+    global _migrated
+    if _migrated:
+        return
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    if pending:
+        raise Starting(f"{len(pending)} migrations not applied yet (manage.py migrate)")
+    _migrated = True  # migrations are never unapplied under a running site
+
+
 def _redis_ping() -> None:
     _redis().ping()
 
@@ -66,6 +104,12 @@ def _redis_ping() -> None:
 def _worker() -> dict:
     value = _redis().get(HEARTBEAT_KEY)
     if value is None:
+        waited = time.time() - STARTED_AT
+        if waited < settings.HEARTBEAT_STALE_SECONDS:
+            raise Starting(
+                f"no worker heartbeat yet ({waited:.0f} s since this process started; beat "
+                f"sends one as it starts, a worker records it)"
+            )
         raise RuntimeError("no heartbeat recorded yet: is beat running, and a worker?")
     age = time.time() - float(value)
     if age > settings.HEARTBEAT_STALE_SECONDS:
@@ -77,13 +121,27 @@ def _worker() -> dict:
 @require_safe
 def health(request):
     checks = {"database": _timed(_database)}
+    if checks["database"]["ok"]:
+        checks["migrations"] = _timed(_migrations)
     if settings.REDIS_URL:
         checks["redis"] = _timed(_redis_ping)
-        checks["worker"] = _timed(_worker)
+        if checks["redis"]["ok"]:
+            checks["worker"] = _timed(_worker)
+        else:
+            checks["worker"] = {"ok": False, "error": "not checked: Redis does not answer"}
     else:
         checks["redis"] = {"ok": True, "detail": "not used (in-memory channel layer)"}
         checks["worker"] = {"ok": True, "detail": "not used (jobs run in-process)"}
-    ok = all(check["ok"] for check in checks.values())
-    return JsonResponse(
-        {"status": "ok" if ok else "failing", "checks": checks}, status=200 if ok else 503
-    )
+    broken = [name for name, check in checks.items() if not check["ok"] and "starting" not in check]
+    waiting = [name for name, check in checks.items() if check.get("starting")]
+    if broken:
+        return JsonResponse({"status": "failing", "checks": checks}, status=503)
+    if waiting:
+        serves = "migrations" not in waiting
+        response = JsonResponse(
+            {"status": "starting", "checks": checks}, status=200 if serves else 503
+        )
+        if not serves:
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
+    return JsonResponse({"status": "ok", "checks": checks})

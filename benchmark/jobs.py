@@ -1,13 +1,14 @@
 """Leases for background jobs, shared by every job that a dying worker must not strand.
 
-A job row (an evaluation run, a round's preparation, a domain proposal's generation; a
-results file's scoring has its own take-over rule in ``leaderboard.actions``) is claimed
-with a conditional update that sets its status, counts an attempt and writes
-``lease_expires_at``. While the job runs, a :class:`LeaseKeeper` thread renews the lease
-every third of its length, whether or not the job makes progress meanwhile (one LLM call
-can outlast a lease). A worker that dies stops renewing; beat's requeue task then finds the
-lease expired and queues the job again (its steps are idempotent), or fails it for good
-with the reason after the maximum attempts — as healthchecks' compare-and-set claims do.
+A job row (a results file's scoring, an evaluation run, a round's preparation, a domain
+proposal's generation) is claimed with a conditional update that sets its status, counts an
+attempt and writes ``lease_expires_at``. While the job runs, a :class:`LeaseKeeper` thread
+renews the lease every third of its length, whether or not the job makes progress meanwhile
+(one LLM call or one large file can outlast a lease), so leases can be short (30 s by
+default) however long a job is. A worker that dies stops renewing; beat's requeue sweep
+(every ``REQUEUE_STALLED_SECONDS``) then finds the lease expired and queues the job again
+(its steps are idempotent), or fails it for good with the reason after the maximum
+attempts — as healthchecks' compare-and-set claims do.
 """
 
 from __future__ import annotations
@@ -41,20 +42,34 @@ class LeaseKeeper(threading.Thread):
     def run(self) -> None:
         try:
             while not self.done.wait(self.seconds / 3):
-                self.model.objects.filter(pk=self.pk, **self.running).update(
-                    lease_expires_at=lease_until(self.seconds)
-                )
-        except Exception:  # the database is away: the lease lapses and the job is taken over
-            logger.warning("%s %s: lease not renewed", self.model.__name__, self.pk, exc_info=True)
+                try:
+                    held = self.model.objects.filter(pk=self.pk, **self.running).update(
+                        lease_expires_at=lease_until(self.seconds)
+                    )
+                except Exception:
+                    # The database is away for a moment (a restart, a dropped connection):
+                    # try again on a fresh connection at the next third. If it stays away
+                    # past the lease, the job is taken over, which its steps allow.
+                    logger.warning(
+                        "%s %s: lease not renewed", self.model.__name__, self.pk, exc_info=True
+                    )
+                    connection.close()
+                    continue
+                if not held:  # taken over, or finished: nothing of ours to renew
+                    return
         finally:
             connection.close()
 
     def stop(self) -> None:
         self.done.set()
-        self.join(timeout=10)
+        if self.is_alive():
+            self.join(timeout=10)
 
     def __enter__(self) -> LeaseKeeper:
-        self.start()
+        # Inside a transaction the claim is not visible to anyone else until it commits, and
+        # renewing it from another connection would wait on this one's row lock: nothing to do.
+        if not connection.in_atomic_block:
+            self.start()
         return self
 
     def __exit__(self, *exc_info) -> None:

@@ -227,23 +227,29 @@ CELERY_BEAT_SCHEDULER = "benchmark.schedulers:ResilientDatabaseScheduler"
 # the check fails when the last one is older than HEARTBEAT_STALE_SECONDS.
 HEARTBEAT_SECONDS = env_float("HEARTBEAT_SECONDS", 30.0)
 HEARTBEAT_STALE_SECONDS = env_float("HEARTBEAT_STALE_SECONDS", 120.0)
+# Every job that a dying worker must not strand (a results file's scoring, an evaluation
+# run, a round's preparation, a domain's generation) holds a lease of its own *_LEASE_SECONDS
+# that the working process renews every third of it (benchmark.jobs.LeaseKeeper), and beat's
+# sweeps run every REQUEUE_STALLED_SECONDS: a killed worker's job is queued again at most
+# lease + sweep after its last renewal (30 + 10 s by default), however long the job is.
+REQUEUE_STALLED_SECONDS = env_float("REQUEUE_STALLED_SECONDS", 10.0)
 CELERY_BEAT_SCHEDULE = {
     "worker heartbeat": {"task": "benchmark.heartbeat", "schedule": HEARTBEAT_SECONDS},
     "requeue stalled submissions": {
         "task": "leaderboard.requeue_stalled_submissions",
-        "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
+        "schedule": REQUEUE_STALLED_SECONDS,
     },
     "requeue stalled runs": {
         "task": "benchmark.requeue_stalled_runs",
-        "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
+        "schedule": REQUEUE_STALLED_SECONDS,
     },
     "requeue stalled round preparations": {
         "task": "leaderboard.requeue_stalled_preparations",
-        "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
+        "schedule": REQUEUE_STALLED_SECONDS,
     },
     "requeue stalled domain generations": {
         "task": "engine.requeue_stalled_generations",
-        "schedule": env_float("REQUEUE_STALLED_SECONDS", 60.0),
+        "schedule": REQUEUE_STALLED_SECONDS,
     },
     "purge old practice games": {"task": "engine.purge_practice", "schedule": 24 * 3600.0},
 }
@@ -255,19 +261,20 @@ CELERY_TIMEZONE = "UTC"
 # within ROUNDS_WARN_DAYS with no round prepared; a prepared round that is due is rotated
 # in automatically unless ROUNDS_AUTO_ROTATE=0.
 ROUNDS_AUTO_ROTATE = env_bool("ROUNDS_AUTO_ROTATE", True)
-# Scoring a submission is a job with a lease (leaderboard.actions.process_submission): a try
-# whose worker died is taken over once its lease expires; after the attempts it fails.
-SUBMISSION_LEASE_SECONDS = env_int("SUBMISSION_LEASE_SECONDS", 900)
+# Scoring a submission is a job with a lease (leaderboard.actions.process_submission), renewed
+# while the worker scores: a try whose worker died is taken over once its lease expires;
+# after the attempts it fails.
+SUBMISSION_LEASE_SECONDS = env_int("SUBMISSION_LEASE_SECONDS", 30)
 SUBMISSION_MAX_ATTEMPTS = env_int("SUBMISSION_MAX_ATTEMPTS", 3)
 # Evaluation runs: the worker renews its run's lease every third of RUN_LEASE_SECONDS; a
 # run whose lease expired is queued again, at most RUN_MAX_ATTEMPTS times in a row.
-RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 300)
+RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 30)
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3)
 # Round preparation and a domain proposal's generation hold leases the same way
 # (benchmark.jobs); after the attempts they fail with the reason, and staff may retry.
-ROUND_LEASE_SECONDS = env_int("ROUND_LEASE_SECONDS", 300)
+ROUND_LEASE_SECONDS = env_int("ROUND_LEASE_SECONDS", 30)
 ROUND_MAX_ATTEMPTS = env_int("ROUND_MAX_ATTEMPTS", 3)
-AUTHORING_LEASE_SECONDS = env_int("AUTHORING_LEASE_SECONDS", 300)
+AUTHORING_LEASE_SECONDS = env_int("AUTHORING_LEASE_SECONDS", 30)
 AUTHORING_MAX_ATTEMPTS = env_int("AUTHORING_MAX_ATTEMPTS", 3)
 SUBMISSION_PENDING_GRACE_SECONDS = env_int("SUBMISSION_PENDING_GRACE_SECONDS", 120)
 # The largest results file accepted (bytes); a larger upload is refused before it is read.
@@ -342,6 +349,11 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# The client's address, for django-axes and every per-address limit (sign-ups, visitor
+# games, study joins): REMOTE_ADDR only, never a header. uvicorn sets it from
+# X-Forwarded-For only for a connection from FORWARDED_ALLOW_IPS (the TLS proxy), so a
+# forged header from anyone else changes nothing.
+AXES_CLIENT_IP_CALLABLE = "benchmark.accounts.client_address"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -414,7 +426,9 @@ if not DEBUG:
     # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (docs: README, Production).
     SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", True)
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # No SECURE_PROXY_SSL_HEADER: uvicorn (--proxy-headers) already takes the scheme from
+    # X-Forwarded-Proto, and only from FORWARDED_ALLOW_IPS; Django reading the header itself
+    # would believe it from anyone.
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     # The health check is probed over plain HTTP by the process supervisor.
     SECURE_REDIRECT_EXEMPT = [r"^health/$"]
@@ -438,6 +452,10 @@ AUTHORING_CONTINUATIONS = env_int("AUTHORING_CONTINUATIONS", 3)
 AUTHORING_BOOK_REVISIONS = env_int("AUTHORING_BOOK_REVISIONS", 2)
 AUTHORING_MIN_TRUTHS = env_int("AUTHORING_MIN_TRUTHS", 50)
 AUTHORING_MIN_ACTIONS = env_int("AUTHORING_MIN_ACTIONS", 30)
+
+# uvicorn's access log: a line per request (ACCESS_LOG=1), or none (the default: it cost the
+# move's hot path a formatted line each); errors are logged either way (benchmark.asgi).
+ACCESS_LOG = env_bool("ACCESS_LOG", False)
 
 LOGGING = {
     "version": 1,

@@ -423,7 +423,7 @@ def _claim(proposal_id: int) -> DomainProposal:
 
 
 def requeue_stalled_generations() -> list[int]:
-    """Beat, every minute: a proposal generating past its lease lost its worker; queue its
+    """Beat, every 10 s: a proposal generating past its lease lost its worker; queue its
     generation again, or after AUTHORING_MAX_ATTEMPTS tries mark it failed with the reason
     (staff may generate it again). Returns the ids queued."""
     from engine.tasks import generate_domain_config_task

@@ -53,7 +53,7 @@ def generate_domain_config_task(proposal_id: int) -> str:
 
 @shared_task(name="engine.requeue_stalled_generations", ignore_result=True)
 def requeue_stalled_generations_task() -> list[int]:
-    """Beat, every minute: domain generations whose worker died are queued again."""
+    """Beat, every 10 s: domain generations whose worker died are queued again."""
     return authoring.requeue_stalled_generations()
 
 

@@ -24,6 +24,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from benchmark.jobs import LeaseKeeper
 from engine.models import UNLISTED_SOURCES, Domain, Instance
 from leaderboard import names
 from leaderboard.access import playable_instances
@@ -325,7 +326,10 @@ def process_submission(submission_id: int) -> Submission | None:
     1. Claim it with a conditional update: a pending submission, or one whose earlier try
        holds an expired lease (its worker died). A job delivered twice does the work once.
     2. After ``SUBMISSION_MAX_ATTEMPTS`` tries it fails for good, saying so.
-    3. Parse and score; a malformed line fails the whole submission with every problem.
+    3. Parse and score, renewing the lease every third of ``SUBMISSION_LEASE_SECONDS`` on
+       a thread (``benchmark.jobs.LeaseKeeper``) while this try holds it, so a short lease
+       covers a file of any size and a dead worker's try is taken over soon after it died.
+       A malformed line fails the whole submission with every problem.
     4. Store the rows only if this try still holds the submission (a try that outlived its
        lease and was taken over stores nothing), in one transaction.
     """
@@ -355,6 +359,18 @@ def process_submission(submission_id: int) -> Submission | None:
                 "worker stopped each time); retry it, or send the file again"
             ],
         )
+    keeper = LeaseKeeper(
+        Submission,
+        submission.pk,
+        settings.SUBMISSION_LEASE_SECONDS,
+        status=Submission.Status.PROCESSING,
+        attempts=submission.attempts,
+    )
+    with keeper:
+        return _score_and_store(submission)
+
+
+def _score_and_store(submission: Submission) -> Submission | None:
     try:
         with submission.file.open("rb") as handle:
             text = io.TextIOWrapper(handle, encoding="utf-8", newline="").read()
@@ -506,22 +522,28 @@ class LeaseLost(Exception):
 
 
 def requeue_stalled_submissions() -> list[int]:
-    """Queue again every submission whose scoring stalled (run by beat every minute).
+    """Queue again every submission whose scoring stalled (run by beat every
+    ``REQUEUE_STALLED_SECONDS``).
 
     A submission processing past its lease lost its worker; one pending for longer than
-    ``SUBMISSION_PENDING_GRACE_SECONDS`` lost its queued job (a broker restart). Queueing
-    twice is harmless: only one try can claim it. Returns the ids queued.
+    ``SUBMISSION_PENDING_GRACE_SECONDS`` lost its queued job (a broker restart), or waits
+    behind others: it is queued again at most once per grace period (its
+    ``lease_expires_at`` says when next), so a frequent sweep does not flood the queue.
+    Queueing twice is harmless: only one try can claim it. Returns the ids queued.
     """
     from leaderboard.tasks import process_submission_task
 
     now = timezone.now()
     grace = timedelta(seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS)
+    lost = Q(status=Submission.Status.PENDING, created_at__lt=now - grace) & (
+        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    )
     stalled = list(
         Submission.objects.filter(
-            Q(status=Submission.Status.PROCESSING, lease_expires_at__lt=now)
-            | Q(status=Submission.Status.PENDING, created_at__lt=now - grace)
+            Q(status=Submission.Status.PROCESSING, lease_expires_at__lt=now) | lost
         ).values_list("pk", flat=True)
     )
+    Submission.objects.filter(lost, pk__in=stalled).update(lease_expires_at=now + grace)
     for submission_id in stalled:
         logger.warning("submission %s stalled; queued again", submission_id)
         process_submission_task.delay(submission_id)

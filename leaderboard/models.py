@@ -229,7 +229,9 @@ class Submission(models.Model):
     repairs = models.JSONField(default=list, blank=True)
     # Scoring is a job with a lease (leaderboard.actions.process_submission): each try
     # takes the submission until ``lease_expires_at``; a try whose worker died is taken
-    # over once the lease has expired (requeue_stalled_submissions, run by beat).
+    # over once the lease has expired (requeue_stalled_submissions, run by beat). On a
+    # pending submission whose queued job was lost and queued again, it is the time before
+    # which the sweep does not queue it once more.
     attempts = models.PositiveSmallIntegerField(default=0)
     started_at = models.DateTimeField(null=True, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
@@ -572,7 +574,9 @@ class Round(models.Model):
     prepared_instances = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
     # Preparation is a job with a lease (benchmark.jobs): a preparation whose worker died
-    # is queued again once its lease expires, up to ROUND_MAX_ATTEMPTS tries.
+    # is queued again once its lease expires, up to ROUND_MAX_ATTEMPTS tries. On a draft
+    # whose queued job was lost and queued again, it is the time before which the sweep does
+    # not queue it once more.
     attempts = models.PositiveSmallIntegerField(default=0)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.mail import mail_admins
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -427,7 +427,7 @@ def do_prepare_round(round_id: int, *, progress: ProgressCallback | None = None)
 
 
 def requeue_stalled_preparations() -> list[int]:
-    """Beat, every minute: a round preparing past its lease lost its worker; queue it again
+    """Beat, every 10 s: a round preparing past its lease lost its worker; queue it again
     (stored instances are reused, so it goes on where it stopped), or after
     ROUND_MAX_ATTEMPTS tries fail it with the reason (staff may retry it). A draft round
     whose queued job was lost (a broker restart) is queued again after a grace period.
@@ -455,9 +455,13 @@ def requeue_stalled_preparations() -> list[int]:
             prepare_round_task.delay(target.pk)
             queued.append(target.pk)
     grace = timedelta(seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS)
-    for target in Round.objects.filter(
-        status=Round.Status.DRAFT, created_at__lt=now - grace, lease_expires_at__isnull=True
-    ).exclude(pk__in=queued):
+    # A draft's lease_expires_at is when it may be queued again: at most once per grace, so
+    # a draft waiting behind a long job is not queued on every sweep.
+    waiting = Q(status=Round.Status.DRAFT, created_at__lt=now - grace) & (
+        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    )
+    for target in Round.objects.filter(waiting).exclude(pk__in=queued):
+        Round.objects.filter(waiting, pk=target.pk).update(lease_expires_at=now + grace)
         prepare_round_task.delay(target.pk)
         queued.append(target.pk)
     return queued

@@ -15,7 +15,7 @@ def process_submission_task(submission_id: int) -> str:
 
 @shared_task(name="leaderboard.requeue_stalled_submissions", ignore_result=True)
 def requeue_stalled_submissions_task() -> list[int]:
-    """Beat, every minute: queue again the submissions whose worker died or whose job was
+    """Beat, every 10 s: queue again the submissions whose worker died or whose job was
     lost (leaderboard.actions.requeue_stalled_submissions)."""
     return actions.requeue_stalled_submissions()
 
@@ -40,7 +40,7 @@ def prepare_round_task(round_id: int) -> str:
 
 @shared_task(name="leaderboard.requeue_stalled_preparations", ignore_result=True)
 def requeue_stalled_preparations_task() -> list[int]:
-    """Beat, every minute: round preparations whose worker died are queued again."""
+    """Beat, every 10 s: round preparations whose worker died are queued again."""
     return rounds.requeue_stalled_preparations()
 
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.files.base import ContentFile
 from django.utils import timezone
 
 from engine.models import Instance
@@ -44,8 +45,6 @@ def stranded(researcher) -> Submission:
         started_at=timezone.now() - timedelta(hours=1),
         lease_expires_at=timezone.now() - timedelta(minutes=1),
     )
-    from django.core.files.base import ContentFile
-
     submission.file.save("stranded.jsonl", ContentFile(content))
     return submission
 
@@ -131,3 +130,76 @@ def test_a_line_holding_a_unicode_line_separator_is_one_line(researcher):
     )
     assert response.status_code == 201, response.content
     assert response.json()["trajectory_count"] == 1
+
+
+def test_a_pending_submission_whose_job_was_lost_is_queued_again_once_per_grace(
+    researcher, monkeypatch
+):
+    from leaderboard.tasks import process_submission_task
+
+    submission = stranded(researcher)
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Submission.Status.PENDING,
+        attempts=0,
+        lease_expires_at=None,
+        created_at=timezone.now() - timedelta(hours=1),
+    )
+    queued = []
+    # Queued only, not run (in-process jobs would score it at once): the broker's view.
+    monkeypatch.setattr(process_submission_task, "delay", queued.append)
+    assert actions.requeue_stalled_submissions() == [submission.pk]
+    # The sweep runs every few seconds; the job just queued is not queued again at once.
+    assert actions.requeue_stalled_submissions() == []
+    Submission.objects.filter(pk=submission.pk).update(
+        lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    assert actions.requeue_stalled_submissions() == [submission.pk]
+    assert queued == [submission.pk, submission.pk]
+    # The job, when it runs, claims the pending submission as ever.
+    assert actions.process_submission(submission.pk).status == "done"
+
+
+def test_the_scoring_worker_renews_its_lease_so_a_sweep_never_takes_over_a_live_try(
+    researcher, settings
+):
+    """A lease far shorter than the scoring: the sweep runs all along on another thread
+    (jobs in-process, so a take-over would claim it there at once and the first try would
+    store nothing), yet the first try keeps its lease and stores the file."""
+    import threading
+
+    settings.SUBMISSION_LEASE_SECONDS = 1
+    instances = list(Instance.objects.filter(domain__name="orchard").order_by("seed"))
+    content = "".join(
+        json.dumps({"seed": row.seed, "run": run, "actions": [], "answer": row.valid_truths[0]})
+        + "\n"
+        for row in instances
+        for run in range(3000)
+    ).encode()
+    submission = stranded(researcher)
+    submission.file.save("big.jsonl", ContentFile(content))
+    Submission.objects.filter(pk=submission.pk).update(
+        status=Submission.Status.PENDING, attempts=0, lease_expires_at=None
+    )
+    stop = threading.Event()
+
+    def sweep():
+        from django.db import connection
+
+        try:
+            while not stop.wait(0.2):
+                actions.requeue_stalled_submissions()
+        finally:
+            connection.close()
+
+    sweeper = threading.Thread(target=sweep)
+    sweeper.start()
+    try:
+        done = actions.process_submission(submission.pk)
+    finally:
+        stop.set()
+        sweeper.join()
+    assert done is not None and done.status == "done"
+    # The scoring outlasted the lease several times over, so renewal was needed.
+    assert (done.finished_at - done.started_at).total_seconds() > 2
+    assert done.attempts == 1  # a take-over would have claimed it as a second try
+    assert Trajectory.objects.filter(submission=submission).count() == 3 * 3000

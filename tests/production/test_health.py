@@ -35,22 +35,87 @@ def no_heartbeat():
     client.delete(health.HEARTBEAT_KEY)
 
 
+@pytest.fixture
+def long_running(monkeypatch):
+    """This web process has been up far longer than the heartbeat's grace."""
+    monkeypatch.setattr(health, "STARTED_AT", time.time() - 3600)
+
+
 @pytest.mark.production
 def test_the_check_fails_on_a_missing_or_stale_heartbeat_and_an_unreachable_redis(
-    no_heartbeat, settings
+    no_heartbeat, long_running, settings
 ):
     missing = Client().get("/health/")
-    assert missing.status_code == 503
+    assert missing.status_code == 503 and missing.json()["status"] == "failing"
     assert "no heartbeat recorded yet" in missing.json()["checks"]["worker"]["error"]
     health.record_heartbeat()
     assert Client().get("/health/").status_code == 200
+    assert Client().get("/health/").json()["status"] == "ok"
+    # Once it arrived, a heartbeat that stops is a fault, however recently the web started.
+    health.STARTED_AT = time.time()
     no_heartbeat.set(health.HEARTBEAT_KEY, repr(time.time() - 600))
-    stale = Client().get("/health/").json()
-    assert stale["status"] == "failing" and "600 s old" in stale["checks"]["worker"]["error"]
+    stale = Client().get("/health/")
+    assert stale.status_code == 503 and stale.json()["status"] == "failing"
+    assert "600 s old" in stale.json()["checks"]["worker"]["error"]
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
     down = Client().get("/health/")
     assert down.status_code == 503 and down.json()["checks"]["redis"]["ok"] is False
-    assert down.json()["checks"]["database"]["ok"] is True
+    assert down.json()["status"] == "failing" and down.json()["checks"]["database"]["ok"]
+
+
+@pytest.mark.production
+def test_a_fresh_site_says_starting_until_the_first_heartbeat_then_failing_if_none_comes(
+    no_heartbeat, monkeypatch
+):
+    monkeypatch.setattr(health, "STARTED_AT", time.time())
+    starting = Client().get("/health/")
+    # The site serves (200) and says it is starting, naming what it waits for.
+    assert starting.status_code == 200 and starting.json()["status"] == "starting"
+    worker = starting.json()["checks"]["worker"]
+    assert worker["starting"] is True and "no worker heartbeat yet" in worker["detail"]
+    assert starting.json()["checks"]["database"]["ok"] is True
+    health.record_heartbeat()
+    assert Client().get("/health/").json()["status"] == "ok"
+    # No heartbeat for the whole grace since the process started: broken, not starting.
+    no_heartbeat.delete(health.HEARTBEAT_KEY)
+    monkeypatch.setattr(health, "STARTED_AT", time.time() - settings.HEARTBEAT_STALE_SECONDS - 1)
+    broken = Client().get("/health/")
+    assert broken.status_code == 503 and broken.json()["status"] == "failing"
+    assert "starting" not in broken.json()["checks"]["worker"]
+
+
+@pytest.mark.production
+def test_pending_migrations_say_starting_with_503_and_retry_after(no_heartbeat, monkeypatch):
+    from django.db.migrations.recorder import MigrationRecorder
+
+    health.record_heartbeat()
+    monkeypatch.setattr(health, "_migrated", False)
+    recorder = MigrationRecorder(connection)
+    app, name = max(key for key in recorder.applied_migrations() if key[0] == "leaderboard")
+    recorder.record_unapplied(app, name)  # as if the release step had not run it yet
+    try:
+        response = Client().get("/health/")
+        assert response.status_code == 503 and response["Retry-After"] == "5"
+        body = response.json()
+        assert body["status"] == "starting" and body["checks"]["migrations"]["starting"]
+        assert "1 migrations not applied yet" in body["checks"]["migrations"]["detail"]
+    finally:
+        recorder.record_applied(app, name)
+    done = Client().get("/health/")
+    assert done.status_code == 200 and done.json()["status"] == "ok"
+    assert done.json()["checks"]["migrations"]["ok"] is True
+
+
+@pytest.mark.production
+def test_beat_sends_a_heartbeat_as_it_starts(no_heartbeat, monkeypatch):
+    """With the scheduled heartbeat an hour away, only beat's start-up one can arrive."""
+    monkeypatch.setenv("HEARTBEAT_SECONDS", "3600")
+    with (
+        celery("worker", "--pool", "solo", "--concurrency", "1"),
+        celery("beat", "--schedule", str(ROOT / ".celerybeat-health-test")),
+    ):
+        wait_for(lambda: heartbeat_age(no_heartbeat) is not None, "beat's first heartbeat")
+    assert Client().get("/health/").json()["status"] == "ok"
 
 
 def heartbeat_age(client) -> float | None:

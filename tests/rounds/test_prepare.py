@@ -282,3 +282,21 @@ def test_a_draft_whose_queued_job_was_lost_is_queued_again(clock, grove):
     assert rounds.requeue_stalled_preparations() == [target.pk]
     target.refresh_from_db()
     assert target.status == Round.Status.PREPARED
+
+
+def test_a_waiting_draft_is_queued_again_once_per_grace_not_on_every_sweep(
+    clock, grove, monkeypatch
+):
+    target, _ = rounds.do_create_round(
+        RoundSpec(domains=["grove"], settings=[(4, 6)], instances=2, seed=7, name="waiting")
+    )
+    queued = []
+    # Queued only, not run (in-process jobs would prepare it at once): the broker's view.
+    monkeypatch.setattr(prepare_round_task, "delay", queued.append)
+    clock(2025, 1, 2)  # a day later, still a draft
+    assert rounds.requeue_stalled_preparations() == [target.pk]
+    # The sweep runs every few seconds; the job just queued is not queued again at once.
+    assert rounds.requeue_stalled_preparations() == []
+    clock(2025, 1, 3)  # past the grace again, still waiting: queued once more
+    assert rounds.requeue_stalled_preparations() == [target.pk]
+    assert queued == [target.pk, target.pk]
