@@ -22,7 +22,7 @@ def tones(display) -> list[str]:
     return [cell["tone"] for row in display["rows"] for cell in row]
 
 
-@pytest.mark.parametrize("kind", ["sudoku", "crossword", "dropquote"])
+@pytest.mark.parametrize("kind", ["sudoku", "crossword", "dropquote", "logic_grid", "cryptogram"])
 def test_a_right_answer_is_all_green_and_the_solution_is_drawn(kind):
     instance = PUZZLES.generate(kind, 3, level="easy")
     shown = PUZZLES.answer_display(instance, PUZZLES.reference_answer(instance), marked=True)
@@ -50,6 +50,20 @@ def test_a_half_filled_sudoku_marks_wrong_and_empty_cells():
     assert "wrong" in shown["rows"][r2][c2]["label"]
     unmarked = PUZZLES.answer_display(instance, json.dumps(answer), marked=False)
     assert not {"right", "wrong"} & set(tones(unmarked))
+
+
+def test_a_logic_grid_answer_is_a_table_with_a_wrong_value_in_red():
+    instance = PUZZLES.generate("logic_grid", 3, level="easy")
+    people = [dict(person) for person in instance.hidden["solution"]]
+    category = next(cat for cat in people[0] if cat != "names")
+    people[0][category], people[1][category] = people[1][category], people[0][category]
+    del people[2]
+    shown = PUZZLES.answer_display(instance, json.dumps(people), marked=True)
+    check_display(shown)
+    cells = [cell for row in shown["rows"][1:] for cell in row[1:]]
+    assert [c["tone"] for c in cells].count("wrong") == 2
+    assert [c["tone"] for c in cells].count("missing") == len(people[0]) - 1
+    assert any(c["label"].endswith(f"{category}: {people[0][category]}, wrong") for c in cells)
 
 
 def test_a_wrong_crossword_word_is_red_on_the_grid():

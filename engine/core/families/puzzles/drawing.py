@@ -26,6 +26,7 @@ def answer_grid(
     *,
     marked: bool,
     caption: str,
+    where: Callable[[int, int], str] | None = None,
 ) -> dict[str, Any]:
     """The player's grid: with ``marked``, each open square right, wrong or missing, and
     the caption counts them; without, the player's values only (the solution stays
@@ -36,15 +37,15 @@ def answer_grid(
         what, value, want = square(r, c)
         if what == "fixed":
             return value
-        where = f"row {r + 1}, column {c + 1}"
+        at = where(r, c) if where else f"row {r + 1}, column {c + 1}"
         if value in ("", None):
             counts["missing"] += 1
-            return cell("", "missing", f"{where}: left empty")
+            return cell("", "missing", f"{at}: left empty")
         if not marked:
-            return cell(value, "filled", f"{where}: {value}")
+            return cell(value, "filled", f"{at}: {value}")
         verdict = "right" if str(value) == str(want) else "wrong"
         counts[verdict] += 1
-        return cell(value, verdict, f"{where}: {value}, {verdict}")
+        return cell(value, verdict, f"{at}: {value}, {verdict}")
 
     rows = [[draw(r, c) for c in range(width)] for r in range(height)]
     if marked:
@@ -56,7 +57,12 @@ def answer_grid(
 
 
 def solution_grid(
-    height: int, width: int, square: Callable[[int, int], Square], *, caption: str
+    height: int,
+    width: int,
+    square: Callable[[int, int], Square],
+    *,
+    caption: str,
+    where: Callable[[int, int], str] | None = None,
 ) -> dict[str, Any]:
     """The reference solution on the puzzle's grid (given squares as the puzzle shows them)."""
 
@@ -64,6 +70,7 @@ def solution_grid(
         what, _, want = square(r, c)
         if what == "fixed":
             return _
-        return cell(want, "filled", f"row {r + 1}, column {c + 1}: {want}")
+        at = where(r, c) if where else f"row {r + 1}, column {c + 1}"
+        return cell(want, "filled", f"{at}: {want}")
 
     return grid([[draw(r, c) for c in range(width)] for r in range(height)], caption=caption)
