@@ -10,6 +10,7 @@ the server; the reference answer and the score come with the answer.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine.core.families.base import FamilyError, get_family
+from engine.core.families.display import check_display
 from engine.models import FamilyAttempt, FamilyTask
+
+logger = logging.getLogger(__name__)
 
 ANSWER_MAX = 20000  # a 16×16 Sudoku or a 15×15 crossword written out fits
 
@@ -292,6 +296,9 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
         if view is not None:
             state["view"] = view
         state["keys"] = dict(get_family(task.family).keys(task.kind))
+        board = board_display(task, attempt.moves)
+        if board is not None:
+            state["display"] = board
     if attempt.finished:
         from leaderboard.access import family_answer_is_secret, ranked_family_result_is_secret
 
@@ -310,14 +317,58 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
                 "reference_secret": True,
             }
             return state
+        family = get_family(task.family)
+        core = task.to_core()
         state["result"] = {
             "answer": attempt.answer,
             "correct": attempt.correct,
             "value": attempt.value,
             "details": attempt.details,
-            "reference_answer": get_family(task.family).reference_answer(task.to_core()),
+            "reference_answer": family.reference_answer(core),
+            # The right answer as a player expects it (Wordle's word, not its guesses).
+            "solution": family.solution_text(core),
         }
+        if state.get("interactive"):
+            # The answer is shown now: the final board may show what was hidden (the mines).
+            final = board_display(task, attempt.moves, finished=True)
+            if final is not None:
+                state["display"] = final
+        else:
+            shown = checked_display(
+                task, lambda: family.answer_display(core, attempt.answer, marked=True)
+            )
+            if shown is not None:
+                state["result"]["display"] = shown
+            solution = checked_display(task, lambda: family.solution_display(core))
+            if solution is not None:
+                state["result"]["solution_display"] = solution
     return state
+
+
+def checked_display(task: FamilyTask, draw) -> dict | None:
+    """``draw()`` checked with ``check_display``, or None (the page shows text instead).
+    A family's bug in drawing must never break the page: it is logged, and the text view
+    stays."""
+    try:
+        shown = draw()
+        if shown is None:
+            return None
+        check_display(shown)
+    except Exception:
+        logger.exception(
+            "task %s (%s/%s): its board could not be drawn", task.pk, task.family, task.kind
+        )
+        return None
+    return dict(shown)
+
+
+def board_display(task: FamilyTask, moves: Sequence[str], *, finished: bool = False):
+    """A game's board after ``moves`` as the family draws it (``Family.display``), checked;
+    None when the family draws none (or fails to: the text view is shown)."""
+    family = get_family(task.family)
+    return checked_display(
+        task, lambda: family.display(task.to_core(), list(moves), finished=finished)
+    )
 
 
 def families_catalogue() -> list[dict]:

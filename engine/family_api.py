@@ -96,6 +96,18 @@ class AttemptResultSerializer(serializers.Serializer):
         required=False, help_text="what was read, why it is wrong, optimality…"
     )
     reference_answer = serializers.CharField(required=False)
+    solution = serializers.CharField(
+        required=False,
+        help_text="the right answer as a player reads it (a Wordle's word, not its guesses)",
+    )
+    display = serializers.JSONField(
+        required=False,
+        help_text="the answer drawn as the task's board, each cell right, wrong or missing "
+        "(docs/task-families.md, 'Boards drawn for people')",
+    )
+    solution_display = serializers.JSONField(
+        required=False, help_text="the reference solution drawn as the task's board"
+    )
     reference_secret = serializers.BooleanField(
         required=False,
         help_text="true for a ranked attempt of a live round: right or wrong and the score "
@@ -127,6 +139,11 @@ class AttemptSerializer(serializers.Serializer):
     invalid_moves = serializers.IntegerField(required=False)
     view = serializers.CharField(
         required=False, help_text="a game's board now, as text (games with a board)"
+    )
+    display = serializers.JSONField(
+        required=False,
+        help_text="a game's board now, drawn for people (grid, cards or rows of cells with "
+        "tones; docs/task-families.md): the final board, secrets shown, once the answer is",
     )
     keys = serializers.DictField(
         child=serializers.CharField(),

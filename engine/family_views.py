@@ -132,13 +132,9 @@ def attempt(request, attempt_id: int):
             for category, values in current.task.public["variables"].items()
             if category != "names"
         ]
-    for entry in state.get("moves", ()):  # what each move showed, the board apart
-        shown = entry["observation"]
-        entry["note"] = (
-            "; ".join(f"{key}: {value}" for key, value in shown.items() if key != "view")
-            if isinstance(shown, dict)
-            else str(shown)
-        )
+    family = get_family(current.task.family)
+    for entry in state.get("moves", ()):  # what each move showed, in words, the board apart
+        entry["note"] = family.describe(current.task.kind, entry["observation"])
     if current.deadline_at is not None and not current.finished:
         state["seconds_left"] = max(
             0, round((current.deadline_at - timezone.now()).total_seconds())

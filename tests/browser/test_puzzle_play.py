@@ -97,6 +97,14 @@ class PuzzlePlayTests(BrowserTestCase):
         for c in range(4):
             if not grid[0][c]:
                 page.fill(f'input[name="cell-0-{c}"]', str(solution[0][c]))
+        # The page asks before sending an answer with empty cells: first no, then yes.
+        asked: list[str] = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+        page.get_by_role("button", name="Answer").click()
+        empty = sum(row.count(0) for row in grid[1:])
+        expect(page.locator("#family-answer-form")).to_be_visible()
+        assert asked and asked[0].startswith(f"{empty} cell")
+        page.once("dialog", lambda dialog: dialog.accept())
         page.get_by_role("button", name="Answer").click()
         expect(page.locator("#family-result-heading")).to_have_text("Not correct")
         done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))

@@ -267,6 +267,36 @@ class Family(ABC):
         hidden parts too (the mines, the word)."""
         return None
 
+    def answer_display(
+        self, instance: FamilyInstance, answer: str, *, marked: bool
+    ) -> Mapping[str, Any] | None:
+        """A finished task's answer (as stored: text, or a structured answer as JSON) drawn
+        as the task's board (a Sudoku's grid with the player's numbers), or None to show
+        the text. With ``marked`` (the reference may be shown) each cell says whether it is
+        right, wrong or missing."""
+        return None
+
+    def solution_display(self, instance: FamilyInstance) -> Mapping[str, Any] | None:
+        """The reference solution drawn as the task's board, or None to show it as text."""
+        return None
+
+    def solution_text(self, instance: FamilyInstance) -> str:
+        """The right answer as a player expects to read it once the task has ended (a
+        game's hidden word or code, not the moves that find it); by default the reference
+        answer."""
+        return self.reference_answer(instance)
+
+    def describe(self, kind: str, observation: Any) -> str:
+        """What one move showed (an observation), in words for the page's move log; by
+        default its fields other than the board, as "key: value"."""
+        if isinstance(observation, Mapping):
+            return "; ".join(
+                f"{str(key).replace('_', ' ')}: {value}"
+                for key, value in observation.items()
+                if key != "view"
+            )
+        return "" if observation is None else str(observation)
+
     def prompt(self, instance: FamilyInstance) -> str:
         """The task for a chat model, ending with how to give the final answer."""
         answer_format = instance.public["answer_format"]

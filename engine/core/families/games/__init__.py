@@ -126,6 +126,22 @@ class Games(Family):
                 break
         return self.finish(instance, history)
 
+    # -- for people: the board drawn, the solution and the moves in words ------------------
+
+    def display(self, instance: FamilyInstance, moves: Sequence[str], *, finished: bool = False):
+        """The board after the accepted ``moves``, rebuilt by replaying them (each game
+        draws its own: ``Game.display``)."""
+        game = self.games[instance.kind]
+        state, _ = game.replay(instance.public, instance.hidden, moves)
+        return game.display(instance.public, state, finished=finished)
+
+    def solution_text(self, instance: FamilyInstance) -> str:
+        return self.games[instance.kind].solution_text(instance.public, instance.hidden)
+
+    def describe(self, kind: str, observation: Any) -> str:
+        game = self.games.get(kind)
+        return super().describe(kind, observation) if game is None else game.describe(observation)
+
     def reference_answer(self, instance: FamilyInstance) -> str:
         return "\n".join(self.games[instance.kind].reference(instance.public, instance.hidden))
 

@@ -24,11 +24,13 @@ import random
 from collections import deque
 
 from engine.core.families.base import Kind, Parameter
+from engine.core.families.display import cell, grid, tile_tone
 from engine.core.families.games.common import (
     ARROW_KEYS,
     Game,
     IllegalMove,
     Step,
+    plural,
     read_direction,
 )
 
@@ -179,6 +181,31 @@ class Game2048(Game):
     def points(self, state, moves, public):
         return float(state["points"])
 
+    def display(self, public, state, *, finished=False):
+        board = state["board"]
+        return grid(
+            (
+                [
+                    cell(v, tile_tone(v), f"tile {v}") if v else cell("", "empty", "empty")
+                    for v in board[r * 4 : r * 4 + 4]
+                ]
+                for r in range(4)
+            ),
+            caption=(
+                f"Target {public['target']} · best tile {max(board)} · points {state['points']}"
+            ),
+        )
+
+    def solution_text(self, public, hidden):
+        moves = self.reference(public, hidden)
+        return (
+            f"Make a {public['target']} tile. A player who knew the coming tiles made it in "
+            f"{len(moves)} moves: {', '.join(moves)}"
+        )
+
+    def describe(self, observation):
+        return f"{observation['points']} points, best tile {observation['best']}"
+
     def reference(self, public, hidden):
         return list(hidden["reference"])
 
@@ -320,6 +347,40 @@ class Snake(Game):
 
     def points(self, state, moves, public):
         return float(state["eaten"])
+
+    def display(self, public, state, *, finished=False):
+        n, body = state["n"], state["body"]
+        head, rest = body[0], set(body[1:])
+
+        def square(r: int, c: int) -> dict:
+            if (r, c) == head:
+                crashed = ": crashed" if state["dead"] else ""
+                return cell("●", "snake-head", f"the snake's head{crashed}")
+            if (r, c) in rest:
+                return cell("", "snake", "the snake")
+            if state["apple"] is not None and (r, c) == tuple(state["apple"]):
+                return cell("●", "food", "an apple")
+            return cell("", "floor", "empty")
+
+        return grid(
+            ([square(r, c) for c in range(n)] for r in range(n)),
+            caption=f"{state['eaten']} of {state['goal']} apples eaten; walls all around",
+        )
+
+    def solution_text(self, public, hidden):
+        moves = self.reference(public, hidden)
+        return (
+            f"Eat {plural(public['apples'], 'apple')}. A player who knew where each apple would "
+            f"appear did it in {len(moves)} moves: {', '.join(moves)}"
+        )
+
+    def describe(self, observation):
+        said = [f"{plural(observation.get('eaten', 0), 'apple')} eaten"]
+        if observation.get("ate"):
+            said.insert(0, "ate an apple")
+        if "result" in observation:
+            said.append(observation["result"])
+        return "; ".join(said)
 
     def reference(self, public, hidden):
         found = self._path_to_all(public, hidden)

@@ -18,7 +18,8 @@ from functools import cache
 from itertools import product
 
 from engine.core.families.base import Kind, Parameter
-from engine.core.families.games.common import Game, IllegalMove, Step
+from engine.core.families.display import cell, grid
+from engine.core.families.games.common import Game, IllegalMove, Step, plural
 
 # -- tic-tac-toe ---------------------------------------------------------------------------
 
@@ -149,6 +150,33 @@ class TicTacToe(Game):
     def score(self, state, moves, public):
         return 1.0 if state["result"] in ("win", "draw") else 0.0
 
+    def display(self, public, state, *, finished=False):
+        you, board = state["you"], state["board"]
+
+        def square(index: int) -> dict:
+            mark = board[index]
+            where = f"row {index // 3 + 1}, column {index % 3 + 1}"
+            if mark == ".":
+                return cell("", "empty", f"{where}: empty")
+            whose = "yours" if mark == you else "the opponent's"
+            return cell(mark, "mark-a" if mark == you else "mark-b", f"{where}: {mark}, {whose}")
+
+        return grid(
+            ([square(r * 3 + c) for c in range(3)] for r in range(3)),
+            caption=f"You play {you}",
+            coords=True,
+            origin=1,
+        )
+
+    def describe(self, observation):
+        said = []
+        if "opponent" in observation:
+            r, c = observation["opponent"].split()
+            said.append(f"the opponent played row {r}, column {c}")
+        if "result" in observation:
+            said.append(observation["result"])
+        return "; ".join(said)
+
     def reference(self, public, hidden):
         state, moves = self.initial(public, hidden), []
         while state["result"] is None:
@@ -271,6 +299,26 @@ class LightsOut(Game):
 
     def score(self, state, moves, public):
         return state["optimum"] / moves if not any(state["lights"]) and moves else 0.0
+
+    def display(self, public, state, *, finished=False):
+        n, lights = state["n"], state["lights"]
+        return grid(
+            (
+                [
+                    cell("", "on", f"row {r + 1}, column {c + 1}: on")
+                    if lights[r * n + c]
+                    else cell("", "off", f"row {r + 1}, column {c + 1}: off")
+                    for c in range(n)
+                ]
+                for r in range(n)
+            ),
+            caption=f"{plural(sum(lights), 'light')} on; switch them all off",
+            coords=True,
+            origin=1,
+        )
+
+    def describe(self, observation):
+        return f"{plural(observation['on'], 'light')} still on"
 
     def reference(self, public, hidden):
         n = public["size"]

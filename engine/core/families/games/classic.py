@@ -30,11 +30,14 @@ from collections import deque
 from fractions import Fraction
 
 from engine.core.families.base import Kind, Parameter
+from engine.core.families.display import cell, grid, rows
 from engine.core.families.games.common import (
     ARROW_KEYS,
     Game,
     IllegalMove,
     Step,
+    at_words,
+    plural,
     read_direction,
 )
 
@@ -125,6 +128,24 @@ class Nim(Game):
 
     def score(self, state, moves, public):
         return 1.0 if state["winner"] == "you" else 0.0
+
+    def display(self, public, state, *, finished=False):
+        return rows(
+            (
+                (f"Pile {i + 1} ({count})", [cell("●", "box", "an object")] * count)
+                for i, count in enumerate(state["piles"])
+            ),
+            caption="Take from one pile; whoever takes the last object wins",
+        )
+
+    def describe(self, observation):
+        said = []
+        if "opponent" in observation:
+            count, pile = re.findall(r"\d+", observation["opponent"])
+            said.append(f"the opponent took {count} from pile {pile}")
+        if "result" in observation:
+            said.append(observation["result"])
+        return "; ".join(said)
 
     def reference(self, public, hidden):
         state, moves = self.initial(public, hidden), []
@@ -233,6 +254,19 @@ class Hanoi(Game):
             return 0.0
         return state["optimum"] / moves
 
+    def display(self, public, state, *, finished=False):
+        return rows(
+            (
+                (f"Peg {peg}", [cell(disk, "box", f"disk {disk}") for disk in state[peg]])
+                for peg in "ABC"
+            ),
+            caption="Each peg's disks, bottom first; gather them all on peg C",
+        )
+
+    def describe(self, observation):
+        done = len(observation.get("C", ()))
+        return f"{plural(done, 'disk')} on peg C"
+
     def reference(self, public, hidden):
         where = {disk: peg for peg, disks in public["pegs"].items() for disk in disks}
         return _hanoi_from(where, public["disks"], "C")
@@ -329,6 +363,22 @@ class EightPuzzle(Game):
     def score(self, state, moves, public):
         return state["optimum"] / moves if state["board"] == GOAL and moves else 0.0
 
+    def display(self, public, state, *, finished=False):
+        board = state["board"]
+        return grid(
+            (
+                [
+                    cell(v, "filled", f"tile {v}") if v else cell("", "empty", "the blank")
+                    for v in board[r * 3 : r * 3 + 3]
+                ]
+                for r in range(3)
+            ),
+            caption="Slide the tiles back to 1 2 3 / 4 5 6 / 7 8 and the blank",
+        )
+
+    def describe(self, observation):
+        return ""
+
     def reference(self, public, hidden):
         return _solve(tuple(public["board"]))
 
@@ -411,6 +461,28 @@ class Maze(Game):
         r, c = state["at"]
         return state["optimum"] / moves if state["rows"][r][c] == "G" and moves else 0.0
 
+    def display(self, public, state, *, finished=False):
+        look = {
+            "#": ("", "wall", "wall"),
+            ".": ("", "floor", "open"),
+            "S": ("S", "start", "start"),
+            "G": ("G", "end", "goal"),
+        }
+        at = tuple(state["at"])
+        return grid(
+            (
+                [
+                    cell("●", "player", "you") if (r, c) == at else cell(*look[square])
+                    for c, square in enumerate(line)
+                ]
+                for r, line in enumerate(state["rows"])
+            ),
+            caption="Walk from S to G",
+        )
+
+    def describe(self, observation):
+        return f"now at {at_words(observation['at'])}" if "at" in observation else ""
+
     def reference(self, public, hidden):
         return _maze_path(public["rows"])
 
@@ -479,7 +551,12 @@ class Mastermind(Game):
         return public, {"code": code}
 
     def initial(self, public, hidden):
-        return {"code": hidden["code"], "colours": public["colours"], "solved": False}
+        return {
+            "code": hidden["code"],
+            "colours": public["colours"],
+            "solved": False,
+            "guesses": (),
+        }
 
     def play(self, state, move):
         guess = re.sub(r"[\s,]", "", move).upper()
@@ -489,12 +566,36 @@ class Mastermind(Game):
             )
         black, white = _feedback(state["code"], guess)
         solved = black == len(state["code"])
-        return {**state, "solved": solved}, Step(
+        guesses = (*state.get("guesses", ()), (guess, black, white))
+        return {**state, "solved": solved, "guesses": guesses}, Step(
             {"guess": guess, "black": black, "white": white}, solved
         )
 
     def score(self, state, moves, public):
         return 1.0 if state["solved"] else 0.0
+
+    def display(self, public, state, *, finished=False):
+        """Each guess with its pegs: black (right colour, right place) and white."""
+        lines = [
+            [cell(c, "filled", f"colour {c}") for c in guess]
+            + [
+                cell(black, "hit", f"{black} right colour in the right place"),
+                cell(white, "near", f"{white} right colour in the wrong place"),
+            ]
+            for guess, black, white in state.get("guesses", ())
+        ]
+        if not state["solved"] and len(lines) < public["turn_limit"]:
+            lines.append([cell("", "empty", "next guess")] * public["length"] + [cell()] * 2)
+        return grid(lines, caption="Your guesses; green: right place, yellow: wrong place")
+
+    def solution_text(self, public, hidden):
+        return hidden["code"]
+
+    def describe(self, observation):
+        return (
+            f"{observation['guess']}: {observation['black']} black (right place), "
+            f"{observation['white']} white (wrong place)"
+        )
 
     def reference(self, public, hidden):
         candidates = [
@@ -606,6 +707,16 @@ class TwentyFour(Game):
     def score(self, state, moves, public):
         return 1.0 if state["value"] == 24 else 0.0
 
+    def display(self, public, state, *, finished=False):
+        lines = [("Numbers", [cell(n, "given") for n in public["numbers"]])]
+        if state["value"] is not None:
+            tone = "right" if state["value"] == 24 else "wrong"
+            lines.append(("Your expression makes", [cell(state["value"], tone)]))
+        return rows(lines, caption="Make 24, using each number once")
+
+    def describe(self, observation):
+        return f"makes {observation['value']}"
+
     def reference(self, public, hidden):
         return [hidden["solution"]]
 
@@ -666,6 +777,21 @@ class Sequence(Game):
 
     def score(self, state, moves, public):
         return 1.0 if state["given"] == state["answer"] else 0.0
+
+    def display(self, public, state, *, finished=False):
+        terms = [cell(t, "given") for t in public["terms"]]
+        given = state["given"]
+        if given is None:
+            terms.append(cell("?", "empty", "the next term"))
+        elif finished:  # the answer is shown now: right or wrong
+            tone = "right" if given == state["answer"] else "wrong"
+            terms.append(cell(given, tone, f"your next term {given}"))
+        else:
+            terms.append(cell(given, "filled", f"your next term {given}"))
+        return rows([("Sequence", terms)], caption="The next term")
+
+    def describe(self, observation):
+        return f"you answered {observation['given']}"
 
     def reference(self, public, hidden):
         return [str(hidden["answer"])]

@@ -99,6 +99,33 @@ class Game(ABC):
     def reference(self, public: Mapping[str, Any], hidden: Mapping[str, Any]) -> list[str]:
         """A reference player's moves from the start (optimal where the game allows)."""
 
+    def display(
+        self, public: Mapping[str, Any], state: Any, *, finished: bool = False
+    ) -> dict | None:
+        """The board of ``state`` for a person (``engine.core.families.display``), or None
+        for the text view. Drawn only from what the player has seen: the state also holds
+        the game's secrets (a hidden word, the mines), which may be drawn only when
+        ``finished`` (the game has ended and its answer is shown)."""
+        return None
+
+    def solution_text(self, public: Mapping[str, Any], hidden: Mapping[str, Any]) -> str:
+        """The right answer in a player's words, shown once the game has ended: by default
+        the reference player's moves."""
+        moves = self.reference(public, hidden)
+        if len(moves) == 1:
+            return moves[0]
+        return f"{len(moves)} moves: {', '.join(moves)}"
+
+    def describe(self, observation: Any) -> str:
+        """What a move showed, in words for the page's move log (the board apart)."""
+        if not isinstance(observation, Mapping):
+            return "" if observation is None else str(observation)
+        return "; ".join(
+            f"{str(key).replace('_', ' ')}: {_words(value)}"
+            for key, value in observation.items()
+            if key != "view"
+        )
+
     def turn_limit(self, public: Mapping[str, Any]) -> int:
         return int(public["turn_limit"])
 
@@ -112,3 +139,20 @@ class Game(ABC):
             state, step = self.play(state, move)
             over = step.over
         return state, over or len(history) >= self.turn_limit(public)
+
+
+def _words(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_words(v) for v in value) or "none"
+    return str(value)
+
+
+def at_words(square: Sequence[int], origin: int = 0) -> str:
+    """A square (row, column counted from ``origin``) as a player reads it, from 1."""
+    return f"row {square[0] - origin + 1}, column {square[1] - origin + 1}"
+
+
+def plural(count: int, one: str, many: str = "") -> str:
+    return f"{count} {one if count == 1 else many or one + 's'}"

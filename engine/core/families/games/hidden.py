@@ -18,7 +18,8 @@ from functools import cache
 from itertools import combinations
 
 from engine.core.families.base import Kind, Parameter
-from engine.core.families.games.common import Game, IllegalMove, Step
+from engine.core.families.display import cell, grid
+from engine.core.families.games.common import Game, IllegalMove, Step, plural
 from engine.core.families.puzzles.words import entries
 
 # -- wordle ---------------------------------------------------------------------------------
@@ -123,6 +124,37 @@ class Wordle(Game):
 
     def score(self, state, moves, public):
         return 1.0 if state["found"] else 0.0
+
+    def display(self, public, state, *, finished=False):
+        """The guesses, each letter coloured by its mark; empty rows for the guesses left.
+        Never the hidden word (it is the solution, shown apart once the game has ended)."""
+        tones = {"G": ("hit", "in the word, right place"), "Y": ("near", "in the word, elsewhere")}
+        lines = [
+            [
+                cell(letter, *tones.get(mark, ("miss", "not in the word")))
+                for letter, mark in zip(guess, marks, strict=True)
+            ]
+            for guess, marks in state["guesses"]
+        ]
+        for line in lines:
+            for square in line:
+                square["label"] = f"{square['text']}: {square['label']}"
+        if not state["found"]:
+            left = public["turn_limit"] - len(lines)
+            lines += [[cell("", "empty", "not guessed yet")] * public["length"]] * left
+        return grid(
+            lines, caption="Green: right place; yellow: elsewhere in the word; grey: not in it"
+        )
+
+    def solution_text(self, public, hidden):
+        return hidden["secret"]
+
+    def describe(self, observation):
+        marks = observation["marks"]
+        return (
+            f"{observation['guess']}: {plural(marks.count('G'), 'letter')} in place, "
+            f"{marks.count('Y')} elsewhere"
+        )
 
     def reference(self, public, hidden):
         return list(hidden["reference"])
@@ -323,6 +355,44 @@ class Minesweeper(Game):
         right = len(state["flags"] & state["mines"])
         wrong = len(state["flags"] - state["mines"])
         return max(0.0, (right - wrong) / len(state["mines"]))
+
+    def display(self, public, state, *, finished=False):
+        """Revealed squares with their counts, flags and hidden squares. The mines appear
+        only once a mine was hit (the player saw it) or the game has ended and its answer
+        is shown (``finished``); then a flag on a safe square is marked wrong."""
+        rows_, cols, mines = state["rows"], state["cols"], state["mines"]
+        reveal = finished or state["boom"] is not None
+
+        def square(r: int, c: int) -> dict:
+            where = f"row {r + 1}, column {c + 1}"
+            if (r, c) in state["shown"]:
+                count = sum(n in mines for n in _around((r, c), rows_, cols))
+                return cell(count or "", "open", f"{where}: {count or 'no'} mines around")
+            if (r, c) == state["boom"]:
+                return cell("✹", "mine", f"{where}: the mine you hit")
+            if (r, c) in state["flags"]:
+                if reveal and (r, c) not in mines:
+                    return cell("⚑", "wrong", f"{where}: flagged, but no mine")
+                return cell("⚑", "flag", f"{where}: flagged")
+            if reveal and (r, c) in mines:
+                return cell("✹", "mine", f"{where}: a mine")
+            return cell("", "hidden", f"{where}: hidden")
+
+        return grid(
+            ([square(r, c) for c in range(cols)] for r in range(rows_)),
+            caption=(
+                f"{plural(len(mines), 'mine')} hidden; {plural(len(state['flags']), 'flag')} placed"
+            ),
+            coords=True,
+            origin=1,
+        )
+
+    def solution_text(self, public, hidden):
+        mines = "; ".join(f"row {r + 1}, column {c + 1}" for r, c in hidden["mines"])
+        return f"The mines: {mines}."
+
+    def describe(self, observation):
+        return observation.get("result", "")
 
     def reference(self, public, hidden):
         return list(hidden["reference"])

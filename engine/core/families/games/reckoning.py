@@ -17,6 +17,7 @@ import re
 from datetime import date, timedelta
 
 from engine.core.families.base import Kind, Parameter
+from engine.core.families.display import cell, grid
 from engine.core.families.games.common import Game, IllegalMove, Step
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -118,6 +119,10 @@ class DateCount(Game):
 
     def score(self, state, moves, public):
         return 1.0 if state["right"] else 0.0
+
+    def describe(self, observation):
+        right = "right" if observation.get("right") else "not right"
+        return f"you answered {observation['answer']}: {right}"
 
     def reference(self, public, hidden):
         return [str(hidden["answer"])]
@@ -264,6 +269,37 @@ class CryptoMath(Game):
 
     def score(self, state, moves, public):
         return 1.0 if state["right"] else 0.0
+
+    def display(self, public, state, *, finished=False):
+        """The sum written in columns, the given letters marked; once the answer is shown,
+        every letter with its digit."""
+        added, total = public["sum"].split(" = ")
+        words = added.split(" + ")
+        width = len(total) + 1
+        given = public["given"]
+
+        def line(sign: str, word: str) -> list[dict]:
+            pad = [cell()] * (width - 1 - len(word))
+            letters = []
+            for ch in word:
+                if finished:
+                    digit = state["hidden"]["solution"][ch]
+                    letters.append(cell(f"{ch}={digit}", "given" if ch in given else "", ch))
+                elif ch in given:
+                    letters.append(cell(f"{ch}={given[ch]}", "given", f"{ch}, given {given[ch]}"))
+                else:
+                    letters.append(cell(ch, "", ch))
+            return [cell(sign), *pad, *letters]
+
+        lines = [line("+" if i else "", word) for i, word in enumerate(words)]
+        lines.append(line("=", total))
+        return grid(lines, caption="Each letter stands for a different digit")
+
+    def solution_text(self, public, hidden):
+        return self.reference(public, hidden)[0]
+
+    def describe(self, observation):
+        return "right" if observation.get("right") else "not right"
 
     def reference(self, public, hidden):
         return [

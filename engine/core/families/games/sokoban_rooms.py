@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections import deque
 
 from engine.core.families.base import Kind, Parameter
+from engine.core.families.display import cell, grid
 from engine.core.families.games.common import (
     ARROW_KEYS,
     Game,
     IllegalMove,
     Step,
+    plural,
     read_direction,
 )
 
@@ -190,6 +192,35 @@ class Sokoban(Game):
 
     def score(self, state, moves, public):
         return state["optimum"] / moves if state["boxes"] == state["goals"] and moves else 0.0
+
+    def display(self, public, state, *, finished=False):
+        size, walls, goals = state["size"], state["walls"], state["goals"]
+        boxes, player = state["boxes"], state["player"]
+
+        def square(r: int, c: int) -> dict:
+            at = (r, c)
+            if not (0 <= r < size and 0 <= c < size) or at in walls:
+                return cell("", "wall", "wall")
+            if at in boxes:
+                if at in goals:
+                    return cell("■", "box-on-goal", "a box on a goal")
+                return cell("■", "box", "a box")
+            if at == player:
+                if at in goals:
+                    return cell("●", "player-on-goal", "you, on a goal")
+                return cell("●", "player", "you")
+            if at in goals:
+                return cell("◎", "goal", "a goal")
+            return cell("", "floor", "floor")
+
+        on = len(boxes & goals)
+        return grid(
+            ([square(r, c) for c in range(-1, size + 1)] for r in range(-1, size + 1)),
+            caption=f"{on} of {plural(len(goals), 'box', 'boxes')} on goals",
+        )
+
+    def describe(self, observation):
+        return f"{plural(observation['on_goals'], 'box', 'boxes')} on goals"
 
     def reference(self, public, hidden):
         return list(hidden["reference"])

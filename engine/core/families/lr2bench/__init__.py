@@ -25,8 +25,10 @@ from engine.core.families.base import (
     Score,
     register,
 )
+from engine.core.families.display import cell
 from engine.core.families.lr2bench import scoring
 from engine.core.families.lr2bench.release import FORMATS
+from engine.core.families.puzzles.drawing import answer_grid, solution_grid
 
 TITLES = {
     "crossword": "Crossword (LR²Bench's published grids)",
@@ -92,6 +94,60 @@ class LR2Bench(Family):
                 f"no answer in a <{tag}>…</{tag}> block (scored as LR²Bench's default {extracted})",
             )
         return ParsedReply(extracted)
+
+    def _prediction(self, instance: FamilyInstance, answer: Any) -> Any:
+        """The answer as LR²Bench reads it (``score``'s reading), a Python value or None."""
+        kind = instance.kind
+        if isinstance(answer, str):
+            block = scoring.tagged(kind, answer)
+            text = answer.strip() if block is None else block
+            found = scoring.literal(scoring.from_block(kind, text))
+            return None if found is scoring.NOTHING else found
+        return answer
+
+    def _grid(self, instance: FamilyInstance, prediction: Any):
+        """(height, width, square) of a Sudoku's or a drop quote's grid, or None."""
+        gold = gold_answer(instance.hidden)
+        rows = prediction if isinstance(prediction, (list, tuple)) else ()
+
+        def given(r: int, c: int) -> Any:
+            row = rows[r] if r < len(rows) and isinstance(rows[r], (list, tuple, str)) else ()
+            value = row[c] if c < len(row) else ""
+            return "" if value in (0, "0", None, " ", "#") else value
+
+        if instance.kind == "sudoku":
+            puzzle, solution = gold["grid"], gold["answer"]
+
+            def square(r: int, c: int):
+                if puzzle[r][c]:
+                    return "fixed", cell(puzzle[r][c], "given", f"given {puzzle[r][c]}"), None
+                return "open", given(r, c), solution[r][c]
+
+            return len(solution), len(solution[0]), square
+        if instance.kind == "drop":
+
+            def square(r: int, c: int):
+                if c >= len(gold[r]) or gold[r][c] == "#":
+                    return "fixed", cell("", "wall", "space between words"), None
+                return "open", given(r, c), gold[r][c]
+
+            return len(gold), max(len(row) for row in gold), square
+        return None
+
+    def answer_display(self, instance: FamilyInstance, answer: str, *, marked: bool):
+        """A Sudoku's or a drop quote's answer on its grid, read as LR²Bench reads it."""
+        found = self._grid(instance, self._prediction(instance, answer))
+        if found is None:
+            return None
+        height, width, square = found
+        return answer_grid(height, width, square, marked=marked, caption="Your grid")
+
+    def solution_display(self, instance: FamilyInstance):
+        found = self._grid(instance, None)
+        if found is None:
+            return None
+        height, width, square = found
+        return solution_grid(height, width, square, caption="The solution")
 
     def score(self, instance: FamilyInstance, answer: Any) -> Score:
         """``answer``: a reply (its tagged block is used), the inside of a block, or a

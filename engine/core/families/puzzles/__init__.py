@@ -88,6 +88,15 @@ class ConstraintPuzzles(Family):
     def reference_answer(self, instance: FamilyInstance) -> str:
         return self.puzzles[instance.kind].render(instance.hidden)
 
+    def answer_display(self, instance: FamilyInstance, answer: str, *, marked: bool):
+        puzzle = self.puzzles[instance.kind]
+        return puzzle.answer_display(
+            instance.public, instance.hidden, answer_body(answer), marked=marked
+        )
+
+    def solution_display(self, instance: FamilyInstance):
+        return self.puzzles[instance.kind].solution_display(instance.public, instance.hidden)
+
     def score(self, instance: FamilyInstance, answer: Any) -> Score:
         """LR²Bench's figures over its subtasks (``correct`` is its EM, ``value`` its
         S-Acc for this item), with our own units under ``by_unit``."""

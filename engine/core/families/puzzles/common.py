@@ -103,6 +103,16 @@ class PuzzleKind(ABC):
         override it, the default answers nothing."""
         return "[]"
 
+    def answer_display(
+        self, public: Mapping[str, Any], hidden: Mapping[str, Any], answer: Any, *, marked: bool
+    ) -> dict | None:
+        """The answer drawn on the puzzle's grid (``puzzles.drawing``), or None (text)."""
+        return None
+
+    def solution_display(self, public: Mapping[str, Any], hidden: Mapping[str, Any]) -> dict | None:
+        """The solution drawn on the puzzle's grid, or None (text)."""
+        return None
+
     def answer_help(self, public: Mapping[str, Any]) -> str:
         """How to write the answer, for the prompt."""
         return self.kind.answer_format

@@ -24,7 +24,9 @@ from functools import cache
 from typing import Any
 
 from engine.core.families.base import Kind, Levels, Parameter
+from engine.core.families.display import cell
 from engine.core.families.puzzles.common import PuzzleKind, Reading, letters_only, maybe_json
+from engine.core.families.puzzles.drawing import answer_grid, solution_grid
 from engine.core.families.puzzles.fill import Shape, dense_fill
 from engine.core.families.puzzles.words import clue_for, fill_entries
 
@@ -171,6 +173,44 @@ class Crossword(PuzzleKind):
         reading = self.read(public, answer)
         read = {k: v for k, v in zip(public["clues"], reading.subtasks, strict=True) if v}
         return read or None
+
+    def _square(self, public, hidden, answer):
+        """Each square: a black one, or the letter the answer's entries put there (an
+        across and a down word that disagree put the across one) and the solution's."""
+        shape, solution = public["shape"], hidden["grid"]
+        letters: dict[tuple[int, int], str] = {}
+        if answer is not None:
+            starts = {n: (r, c) for r, c, n in public["numbers"]}
+            words = self.read(public, answer).subtasks
+            for key, word in zip(public["clues"], words, strict=True):
+                number, direction = key.split("-")
+                r, c = starts[int(number)]
+                dr, dc = (0, 1) if direction == "Across" else (1, 0)
+                squares = []
+                while r < len(shape) and c < len(shape[r]) and shape[r][c] != BLANK:
+                    squares.append((r, c))
+                    r, c = r + dr, c + dc
+                if word is None or len(word) != len(squares):
+                    continue
+                for at, letter in zip(squares, word, strict=True):
+                    letters.setdefault(at, letter)
+
+        def square(r: int, c: int):
+            if shape[r][c] == BLANK:
+                return "fixed", cell("", "wall", "black square"), None
+            return "open", letters.get((r, c), ""), solution[r][c]
+
+        return square
+
+    def answer_display(self, public, hidden, answer, *, marked):
+        size = len(public["shape"])
+        square = self._square(public, hidden, answer)
+        return answer_grid(size, size, square, marked=marked, caption="Your grid")
+
+    def solution_display(self, public, hidden):
+        size = len(public["shape"])
+        square = self._square(public, hidden, None)
+        return solution_grid(size, size, square, caption="The solution")
 
     def answer_help(self, public) -> str:
         return (

@@ -19,8 +19,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core.families.base import Kind, Levels, Parameter
+from engine.core.families.display import cell
 from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
 from engine.core.families.puzzles.corpus import passage
+from engine.core.families.puzzles.drawing import answer_grid, solution_grid
 
 LETTERS = string.ascii_uppercase
 
@@ -99,6 +101,34 @@ class Cryptogram(PuzzleKind):
         reading = self.read(public, answer)
         read = {c: v for c, v in zip(public["letters"], reading.subtasks, strict=True) if v}
         return read or None
+
+    def _map(self, public, hidden, answer):
+        letters = public["letters"]
+        given = self.read(public, answer).subtasks if answer is not None else [None] * len(letters)
+
+        def square(r: int, c: int):
+            if r == 0:
+                return "fixed", cell(letters[c], "given", f"cipher {letters[c]}"), None
+            if letters[c] in public["hints"]:
+                plain = public["hints"][letters[c]]
+                return "fixed", cell(plain, "given", f"{letters[c]} stands for {plain}"), None
+            return "open", given[c] or "", hidden["solution"][letters[c]]
+
+        def where(r: int, c: int) -> str:
+            return f"{letters[c]} stands for"
+
+        return 2, len(letters), square, where
+
+    def answer_display(self, public, hidden, answer, *, marked):
+        height, width, square, where = self._map(public, hidden, answer)
+        return answer_grid(
+            height, width, square, marked=marked, caption="Your letters", where=where
+        )
+
+    def solution_display(self, public, hidden):
+        height, width, square, where = self._map(public, hidden, None)
+        caption = f"The letters: {hidden['plaintext']}"
+        return solution_grid(height, width, square, caption=caption, where=where)
 
     def answer_help(self, public) -> str:
         return (

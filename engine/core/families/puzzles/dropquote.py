@@ -22,8 +22,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core.families.base import Kind, Levels, Parameter
+from engine.core.families.display import cell
 from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
 from engine.core.families.puzzles.corpus import passage
+from engine.core.families.puzzles.drawing import answer_grid, solution_grid
 
 BLACK = "#"
 
@@ -101,6 +103,32 @@ class DropQuote(PuzzleKind):
 
     def render(self, hidden) -> str:
         return json.dumps(hidden["solution"])
+
+    def _square(self, public, hidden, answer):
+        shape, solution = public["shape"], hidden["solution"]
+        given = self.read(public, answer).subtasks if answer is not None else [None] * len(shape)
+
+        def square(r: int, c: int):
+            if shape[r][c] == BLACK:
+                return "fixed", cell("", "wall", "space between words"), None
+            if shape[r][c] != "_":
+                return "fixed", cell(shape[r][c], "given", shape[r][c]), None
+            row = given[r]
+            letter = row[c] if row is not None and c < len(row) and row[c].isalpha() else ""
+            return "open", letter, solution[r][c]
+
+        return square
+
+    def answer_display(self, public, hidden, answer, *, marked):
+        square = self._square(public, hidden, answer)
+        height, width = len(public["shape"]), public["width"]
+        return answer_grid(height, width, square, marked=marked, caption="Your grid")
+
+    def solution_display(self, public, hidden):
+        square = self._square(public, hidden, None)
+        height, width = len(public["shape"]), public["width"]
+        caption = f"The quotation ({hidden['source']})" if hidden.get("source") else "The quotation"
+        return solution_grid(height, width, square, caption=caption)
 
     def answer_help(self, public) -> str:
         return (

@@ -33,7 +33,9 @@ from typing import Any
 from pysat.solvers import Minisat22
 
 from engine.core.families.base import Kind, Levels, Parameter
+from engine.core.families.display import cell
 from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
+from engine.core.families.puzzles.drawing import answer_grid, solution_grid
 
 
 @dataclass(frozen=True)
@@ -313,6 +315,39 @@ class LogicGrid(PuzzleKind):
         columns["names"] = list(variables["names"])
         people = len(variables["names"])
         return json.dumps([{cat: columns[cat][e] for cat in variables} for e in range(people)])
+
+    def _table(self, public, hidden, answer):
+        """(height, width, square, where) of the table of people by category: a header
+        row, then each person's name and values (the answer's, read leniently)."""
+        names = public["variables"]["names"]
+        categories = [cat for cat in public["variables"] if cat != "names"]
+        solution = {person["names"]: person for person in hidden["solution"]}
+        given: dict[str, dict] = {}
+        for person in (self.lr2_prediction(public, answer) if answer is not None else None) or ():
+            if person.get("names") in solution:
+                given.setdefault(person["names"], person)
+
+        def square(r: int, c: int):
+            if r == 0:
+                return "fixed", cell(categories[c - 1] if c else "", "given"), None
+            name = names[r - 1]
+            if c == 0:
+                return "fixed", cell(name, "given"), None
+            cat = categories[c - 1]
+            return "open", given.get(name, {}).get(cat, ""), solution[name][cat]
+
+        def where(r: int, c: int) -> str:
+            return f"{names[r - 1]}, {categories[c - 1]}"
+
+        return len(names) + 1, len(categories) + 1, square, where
+
+    def answer_display(self, public, hidden, answer, *, marked):
+        height, width, square, where = self._table(public, hidden, answer)
+        return answer_grid(height, width, square, marked=marked, caption="Your table", where=where)
+
+    def solution_display(self, public, hidden):
+        height, width, square, where = self._table(public, hidden, None)
+        return solution_grid(height, width, square, caption="The solution", where=where)
 
     def answer_help(self, public) -> str:
         keys = ", ".join(f'"{name}"' for name in public["variables"])

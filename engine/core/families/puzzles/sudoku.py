@@ -27,7 +27,9 @@ from typing import Any
 from pysat.solvers import Minisat22
 
 from engine.core.families.base import Kind, Levels, Parameter
+from engine.core.families.display import cell as draw_cell
 from engine.core.families.puzzles.common import PuzzleKind, Reading, maybe_json
+from engine.core.families.puzzles.drawing import answer_grid, solution_grid
 
 
 def _var(n: int, r: int, c: int, v: int) -> int:
@@ -261,6 +263,41 @@ class Sudoku(PuzzleKind):
         n = public["size"]
         grid = [[v or rng.randint(1, n) for v in row] for row in public["grid"]]
         return format_grid(grid)
+
+    def _square(self, public, hidden, rows):
+        n, puzzle = public["size"], public["grid"]
+
+        def square(r: int, c: int):
+            if puzzle[r][c]:
+                given = puzzle[r][c]
+                return (
+                    "fixed",
+                    draw_cell(given, "given", f"row {r + 1}, column {c + 1}: given {given}"),
+                    None,
+                )
+            value = ""
+            if (
+                rows is not None
+                and r < len(rows)
+                and isinstance(rows[r], list)
+                and c < len(rows[r])
+            ):
+                found = rows[r][c]
+                if isinstance(found, int) and not isinstance(found, bool) and 1 <= found <= n:
+                    value = found
+            return "open", value, hidden["solution"][r][c]
+
+        return square
+
+    def answer_display(self, public, hidden, answer, *, marked):
+        n = public["size"]
+        rows = self.lr2_prediction(public, answer)
+        square = self._square(public, hidden, rows)
+        return answer_grid(n, n, square, marked=marked, caption="Your grid")
+
+    def solution_display(self, public, hidden):
+        n = public["size"]
+        return solution_grid(n, n, self._square(public, hidden, None), caption="The solution")
 
     def answer_help(self, public) -> str:
         n = public["size"]
