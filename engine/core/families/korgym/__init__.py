@@ -114,6 +114,11 @@ class Korgym(Family):
             shown.append({"view": game.board(item)})
         return shown
 
+    def display(self, instance: FamilyInstance, moves: Sequence[str], *, finished=False):
+        """The game's own drawing of the board after ``moves`` (``KorgymGame.display``)."""
+        game, item, _ = self._replay(instance, moves)
+        return game.display(item, finished=finished)
+
     def finish(self, instance: FamilyInstance, history: Sequence[str]) -> Score:
         game, item, _ = self._replay(instance, history)
         points = float(item.get("score") or 0)

@@ -123,6 +123,11 @@ class KorgymGame(ABC):
         the runner's reference player and the tests; ``rng`` is the game's own generator
         in the state play would find it (a copy: the caller's is not advanced)."""
 
+    def display(self, item: dict[str, Any], *, finished: bool = False) -> dict[str, Any] | None:
+        """The item's board drawn for people (``engine.core.families.display``), or None to
+        show KORGym's text; nothing the player may not see unless ``finished``."""
+        return None
+
     def success(self, item: dict[str, Any]) -> bool:
         """Whether the game counts as won (a score of at least 1 unless a game says)."""
         return float(item.get("score") or 0) >= 1
