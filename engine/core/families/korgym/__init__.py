@@ -74,6 +74,12 @@ class Korgym(Family):
     def keys(self, kind: str) -> dict[str, str]:
         return {}
 
+    def display(self, instance: FamilyInstance, moves: Sequence[str], *, finished: bool = False):
+        """The board after ``moves``, drawn from the replayed item (``KorgymGame.display``);
+        None for the word and number questions, shown as their text."""
+        game, item, _ = self._replay(instance, moves)
+        return game.display(item, finished=finished)
+
     def dimension(self, kind: str) -> str | None:
         game = self.games.get(kind)
         return None if game is None else game.dimension
@@ -113,11 +119,6 @@ class Korgym(Family):
             item = game.verify(item, action, rng)
             shown.append({"view": game.board(item)})
         return shown
-
-    def display(self, instance: FamilyInstance, moves: Sequence[str], *, finished=False):
-        """The game's own drawing of the board after ``moves`` (``KorgymGame.display``)."""
-        game, item, _ = self._replay(instance, moves)
-        return game.display(item, finished=finished)
 
     def finish(self, instance: FamilyInstance, history: Sequence[str]) -> Score:
         game, item, _ = self._replay(instance, history)

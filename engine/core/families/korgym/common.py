@@ -123,11 +123,6 @@ class KorgymGame(ABC):
         the runner's reference player and the tests; ``rng`` is the game's own generator
         in the state play would find it (a copy: the caller's is not advanced)."""
 
-    def display(self, item: dict[str, Any], *, finished: bool = False) -> dict[str, Any] | None:
-        """The item's board drawn for people (``engine.core.families.display``), or None to
-        show KORGym's text; nothing the player may not see unless ``finished``."""
-        return None
-
     def success(self, item: dict[str, Any]) -> bool:
         """Whether the game counts as won (a score of at least 1 unless a game says)."""
         return float(item.get("score") or 0) >= 1
@@ -144,6 +139,13 @@ class KorgymGame(ABC):
         if not self.multi_turn:
             return turns >= 1
         return bool(item.get("is_end")) or turns >= MAX_TURNS
+
+    def display(self, item: dict[str, Any], *, finished: bool = False) -> dict[str, Any] | None:
+        """The board of ``item`` drawn for a person (``engine.core.families.display``), or
+        None where the game has no board beyond its text (a word or number question). It
+        shows only what KORGym's board text shows; with ``finished`` (the game is over and
+        its answer may be shown) it may add what KORGym keeps hidden (the mines, the word)."""
+        return None
 
     # Helpers for games.
     @staticmethod
