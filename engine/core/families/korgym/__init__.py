@@ -72,7 +72,9 @@ class Korgym(Family):
         return public, hidden
 
     def keys(self, kind: str) -> dict[str, str]:
-        return {}
+        """Keys that play a whole action of ``kind`` (the games where one key is a turn)."""
+        game = self.games.get(kind)
+        return {} if game is None else dict(game.keys)
 
     def display(self, instance: FamilyInstance, moves: Sequence[str], *, finished: bool = False):
         """The board after ``moves``, drawn from the replayed item (``KorgymGame.display``);

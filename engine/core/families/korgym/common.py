@@ -23,6 +23,7 @@ import copy
 import random
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any
 
 # The paper's six dimensions; its text games fall in the first five (the sixth is image
@@ -103,6 +104,9 @@ class KorgymGame(ABC):
     # Item fields KORGym fills without its seed (e.g. a uuid4 game id for its server-side
     # store): the same here for a seed, but not KORGym's, so the fixtures skip them.
     unseeded: tuple[str, ...] = ()
+    # Keyboard keys (``KeyboardEvent.key`` names) that play one whole action in the browser,
+    # for the games where one key press is a natural turn (key name → action).
+    keys: Mapping[str, str] = {}
 
     @abstractmethod
     def generate(self, seed: int, rng: random.Random) -> dict[str, Any]:
