@@ -62,8 +62,8 @@ def record(checkout: Path, game: str) -> dict:
             item["response"] = []
             start = json.loads(json.dumps(item))
             item["prompt"] = client.post("/print_board", json=item).json()["board"]
+            first = item["prompt"]  # before any action: a game may print server state
             steps = []
-            board = item["prompt"]
             turn = 0
             actions = list(case.get("actions", ()))
             while True:
@@ -100,18 +100,13 @@ def record(checkout: Path, game: str) -> dict:
                     "seed": case["seed"],
                     "note": case.get("note", ""),
                     "start": start,
-                    "board": start_board(client, start),
+                    "board": first,
                     "steps": steps,
                 }
             )
     finally:
         os.chdir(here)
     return {"folder": cases.FOLDER, "multi_turn": multi, "cases": recorded}
-
-
-def start_board(client, start: dict) -> str:
-    item = dict(start)
-    return client.post("/print_board", json=item).json()["board"]
 
 
 def main(argv: list[str]) -> None:
