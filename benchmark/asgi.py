@@ -11,11 +11,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmark.settings")
 # Django must be set up before anything imports models (the websocket routes do).
 django.setup(set_prefix=False)
 
-from benchmark.handlers import SyncChainASGIHandler  # noqa: E402
+from benchmark.handlers import SyncChainASGIHandler, auth_middleware_stack  # noqa: E402
 
 django_asgi_app = SyncChainASGIHandler()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
@@ -25,7 +24,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            auth_middleware_stack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

@@ -13,11 +13,14 @@ statement of one unit of work (an HTTP request, a websocket move) and answers wh
 is so:
 
 1. a write that succeeds outside a transaction (autocommit) is committed at once;
-2. a write inside a transaction is *pending* until the transaction commits (an
-   ``on_commit`` hook says so) or until a statement of that same transaction fails with a
-   lost connection (the server then rolls it back);
-3. a ``COMMIT`` that fails leaves its writes pending: whether the server applied it is
-   unknown, so the work is not run again (a move is never doubled);
+2. a transaction with writes is committed once its ``on_commit`` hook runs, and lost (rolled
+   back by the server) when one of its own statements fails with the connection;
+3. a transaction whose ``COMMIT`` itself failed may or may not have been applied (the
+   server can die between writing the commit and answering it). On PostgreSQL the watch
+   noted the transaction's id with its first write (``txid_current()``: one round trip per
+   writing transaction) and asks a fresh connection what became of it (``txid_status``);
+   elsewhere, or if that cannot be answered, the work is not run again: a move is never
+   doubled;
 4. the work is run again only for an ``OperationalError`` or ``InterfaceError`` (a lost
    connection, and also a deadlock or serialization failure, which roll back too), never
    for a full pool (that wait would only be repeated), and at most once.
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from contextlib import ExitStack
 from io import BytesIO
 
@@ -62,28 +66,36 @@ class CommitWatch:
 
     def __init__(self) -> None:
         self.committed = False
-        self.pending = False
+        # Writing transactions not known to be committed or lost: for each, the connection's
+        # list of commit hooks (Django makes a new one for every transaction, so it names
+        # the transaction), the connection's alias and (PostgreSQL) the transaction's id.
+        self.unsettled: list[tuple[list, str, int | None]] = []
 
     def __call__(self, execute, sql, params, many, context):
         connection = context["connection"]
+        key = connection.run_on_commit if connection.in_atomic_block else None
+        if key is not None and _writes(sql) and not self._open(key):
+            self.unsettled.append((key, connection.alias, _transaction_id(context)))
+            transaction.on_commit(
+                functools.partial(self._settle, key, committed=True), using=connection.alias
+            )
         try:
             result = execute(sql, params, many, context)
         except RETRYABLE:
-            if connection.in_atomic_block:
+            if key is not None:
                 # The connection's transaction is lost with it: rolled back by the server.
-                self.pending = False
+                self._settle(key, committed=False)
             raise
-        if _writes(sql):
-            if connection.in_atomic_block:
-                self.pending = True
-                transaction.on_commit(self._committed, using=connection.alias)
-            else:
-                self.committed = True
+        if key is None and _writes(sql):
+            self.committed = True
         return result
 
-    def _committed(self) -> None:
-        self.committed = True
-        self.pending = False
+    def _open(self, key: list) -> bool:
+        return any(entry[0] is key for entry in self.unsettled)
+
+    def _settle(self, key: list, *, committed: bool) -> None:
+        self.unsettled = [entry for entry in self.unsettled if entry[0] is not key]
+        self.committed = self.committed or committed
 
     def watching(self) -> ExitStack:
         stack = ExitStack()
@@ -94,7 +106,41 @@ class CommitWatch:
     def may_retry(self, error: BaseException) -> bool:
         if not isinstance(error, RETRYABLE) or isinstance(error.__cause__, PoolTimeout):
             return False
-        return not self.committed and not self.pending
+        if self.committed:
+            return False
+        # Each unsettled transaction either rolled back (an application error caught, or a
+        # failed COMMIT the server never applied) or committed with its answer lost.
+        return all(_rolled_back(alias, xid) for _, alias, xid in self.unsettled)
+
+
+def _transaction_id(context) -> int | None:
+    """The PostgreSQL id of the transaction about to write (None elsewhere)."""
+    if context["connection"].vendor != "postgresql":
+        return None
+    raw = context["cursor"].cursor  # psycopg's own cursor: no wrappers, no Django overhead
+    raw.execute("SELECT txid_current()")
+    return raw.fetchone()[0]
+
+
+def _rolled_back(alias: str, xid: int | None) -> bool:
+    """Whether the transaction ``xid`` surely did not commit, asked on a fresh connection
+    (the one it ran on is gone). A terminated backend takes a moment to finish aborting."""
+    if xid is None:
+        return False
+    connection = connections.create_connection(alias)
+    try:
+        for _ in range(20):
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT txid_status(%s)", [xid])
+                status = cursor.fetchone()[0]
+            if status != "in progress":
+                return status == "aborted"
+            time.sleep(0.05)
+        return False
+    except Exception:
+        return False
+    finally:
+        connection.close()
 
 
 def drop_connections() -> None:

@@ -176,13 +176,12 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(str(error))
             return
         except DatabaseError:
-            # Lost twice in a row, or at the commit (when the move may have been stored):
-            # the socket stays open and the page is shown what the database holds.
+            # Lost twice in a row, or at a COMMIT whose outcome could not be learnt: the
+            # socket stays open and the page is shown what the database holds.
             logger.warning(
                 "session %s: move failed on the database", self.session_id, exc_info=True
             )
-            await self.send_error("The server could not reach its database; try the move again.")
-            await self.send_state_if_reachable()
+            await self.settle_failed_move(name)
             return
         if not outcome.accepted:
             await self.send_error(outcome.error)
@@ -202,6 +201,20 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
 
     async def send_state(self) -> None:
         await self.forward(await _state(self.session_id))
+
+    async def settle_failed_move(self, name) -> None:
+        """After a move failed on the database: the state, and an error unless the state
+        shows the move stored after all (its commit went through, its answer was lost)."""
+        try:
+            state = await _state(self.session_id)
+        except DatabaseError:
+            logger.warning("session %s: state not read", self.session_id, exc_info=True)
+            await self.send_error("The server could not reach its database; try again.")
+            return
+        steps = state["steps"]
+        if not (len(steps) > self.steps_sent and steps[-1].get("name") == name):
+            await self.send_error("The server could not reach its database; try the move again.")
+        await self.forward(state)
 
     async def send_state_if_reachable(self) -> None:
         """The current state, or (when the database cannot be reached even on a second try)

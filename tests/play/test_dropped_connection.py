@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async as sync_to_async
 from django.contrib.auth.models import User
-from django.db import OperationalError, transaction
+from django.db import OperationalError, connection, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorWrapper
 
 from benchmark.retry import retried
@@ -204,3 +205,59 @@ async def test_a_websocket_move_lost_twice_is_refused_with_a_message_on_an_open_
     await ws.send_json_to({"type": "action", "action": instance.actions[0]})
     assert len((await receive_state(ws))["steps"]) == 1
     await ws.disconnect()
+
+
+@pytest.fixture
+def lose_commit_answer(monkeypatch):
+    """``lose_commit_answer(applied)``: the next COMMIT fails as on a dropped connection,
+    after the server applied it (``applied``) or before."""
+
+    def arrange(applied: bool) -> None:
+        real = BaseDatabaseWrapper._commit
+        done = []
+
+        def commit(self):
+            if done:
+                return real(self)
+            done.append(1)
+            if applied:
+                real(self)
+            raise OperationalError("server closed the connection unexpectedly")
+
+        monkeypatch.setattr(BaseDatabaseWrapper, "_commit", commit)
+
+    return arrange
+
+
+def counted_signup(calls: list):
+    @retried
+    def sign_up():
+        calls.append(1)
+        with transaction.atomic():
+            User.objects.create(username=f"signed-{len(calls)}")
+
+    return sign_up
+
+
+def test_a_commit_applied_but_unanswered_is_not_run_again(db, lose_commit_answer):
+    calls: list = []
+    lose_commit_answer(applied=True)
+    with pytest.raises(OperationalError):
+        counted_signup(calls)()
+    assert len(calls) == 1
+    assert list(User.objects.values_list("username", flat=True)) == ["signed-1"]
+
+
+def test_a_commit_never_applied_is_run_again_where_the_database_can_tell(db, lose_commit_answer):
+    calls: list = []
+    lose_commit_answer(applied=False)
+    if connection.vendor == "postgresql":
+        # txid_status says the transaction aborted: safe to run again.
+        counted_signup(calls)()
+        assert len(calls) == 2
+        assert list(User.objects.values_list("username", flat=True)) == ["signed-2"]
+    else:
+        # No way to ask: the outcome counts as unknown, and nothing is run twice.
+        with pytest.raises(OperationalError):
+            counted_signup(calls)()
+        assert len(calls) == 1 and not User.objects.exists()
