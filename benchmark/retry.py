@@ -118,8 +118,11 @@ def _transaction_id(context) -> int | None:
     if context["connection"].vendor != "postgresql":
         return None
     raw = context["cursor"].cursor  # psycopg's own cursor: no wrappers, no Django overhead
-    raw.execute("SELECT txid_current()")
-    return raw.fetchone()[0]
+    # Its errors as Django's (a lost connection here is an OperationalError like any other;
+    # the transaction has written nothing yet, so the work may run again).
+    with context["connection"].wrap_database_errors:
+        raw.execute("SELECT txid_current()")
+        return raw.fetchone()[0]
 
 
 def _rolled_back(alias: str, xid: int | None) -> bool:
