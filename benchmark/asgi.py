@@ -20,11 +20,10 @@ if not settings.ACCESS_LOG:
     logging.getLogger("uvicorn.access").handlers = []
     logging.getLogger("uvicorn.access").propagate = False
 
-from benchmark.handlers import SyncChainASGIHandler  # noqa: E402
+from benchmark.handlers import SyncChainASGIHandler, auth_middleware_stack  # noqa: E402
 
 django_asgi_app = SyncChainASGIHandler()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
@@ -34,7 +33,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            auth_middleware_stack(URLRouter(websocket_urlpatterns))
         ),
     }
 )

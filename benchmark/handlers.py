@@ -25,8 +25,12 @@ from __future__ import annotations
 import functools
 
 from asgiref.sync import sync_to_async
+from channels import auth
+from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.core.handlers.asgi import ASGIHandler
 from django.db import close_old_connections
+
+from benchmark.retry import retried
 
 
 def in_pool(function):
@@ -62,3 +66,24 @@ class SyncChainASGIHandler(ASGIHandler):
 
     async def get_response_async(self, request):
         return await in_pool(self.get_response)(request)
+
+
+class AuthMiddleware(auth.AuthMiddleware):
+    """Channels' ``AuthMiddleware`` with the session and user read through ``in_pool``.
+
+    Channels reads them with ``database_sync_to_async``, which (see ``in_pool``) left the
+    pooled connection open: every websocket connect kept one, until the pool ran dry and
+    connects waited 10 s and failed (``PoolTimeout``), as under the fault benchmark. The
+    read is also run once more if its connection dropped (``benchmark.retry``).
+    """
+
+    async def resolve_scope(self, scope) -> None:
+        scope["user"]._wrapped = await _user_of(scope)
+
+
+_user_of = in_pool(retried(auth.get_user.func))
+
+
+def auth_middleware_stack(inner):
+    """Channels' ``AuthMiddlewareStack`` with the ``AuthMiddleware`` above."""
+    return CookieMiddleware(SessionMiddleware(AuthMiddleware(inner)))

@@ -100,6 +100,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a request that lost its database connection before committing anything is run
+    # again, through the whole chain, on a fresh connection (benchmark/retry.py).
+    "benchmark.retry.RetryDroppedConnectionMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -113,7 +116,7 @@ MIDDLEWARE = [
 
 if not DEBUG:
     # Serve collected static files from the app server in production (no extra web server).
-    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+    MIDDLEWARE.insert(2, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "benchmark.urls"
 
@@ -197,17 +200,32 @@ REDIS_URL = env_str("REDIS_URL")
 REDIS_SOCKET_TIMEOUT = env_float("REDIS_SOCKET_TIMEOUT", 30.0)
 if REDIS_SOCKET_TIMEOUT <= 5:
     raise ImproperlyConfigured("REDIS_SOCKET_TIMEOUT must be over 5 s (the layer blocks 5 s)")
+# Redis connections one web process may hold for the channel layer; an operation past it
+# waits up to REDIS_POOL_TIMEOUT seconds for a free one instead of failing
+# (benchmark/channel_layer.py). 100 per process held 500 players on two processes with the
+# wait; processes x REDIS_MAX_CONNECTIONS must stay below Redis's maxclients (10,000).
+REDIS_MAX_CONNECTIONS = env_int("REDIS_MAX_CONNECTIONS", 100)
+REDIS_POOL_TIMEOUT = env_float("REDIS_POOL_TIMEOUT", 10.0)
+# Live updates waiting in one web process's Redis queue (channels_redis keeps one per
+# process, shared by all its websockets); past it an update is dropped. Each update carries
+# the session's whole state, so the next one (or the page's next message) heals a dropped
+# one; this keeps drops away under load: 1,000 is 10 s of moves at 100 a second, and
+# updates older than the layer's 60 s expiry are dropped anyway.
+CHANNEL_CAPACITY = env_int("CHANNEL_CAPACITY", 1000)
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "benchmark.channel_layer.RedisChannelLayer",
             "CONFIG": {
                 "hosts": [
                     {
                         "address": REDIS_URL,
                         "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                        "max_connections": REDIS_MAX_CONNECTIONS,
+                        "timeout": REDIS_POOL_TIMEOUT,
                     }
-                ]
+                ],
+                "capacity": CHANNEL_CAPACITY,
             },
         }
     }

@@ -10,6 +10,10 @@ The live channel (Redis) is best-effort: the socket that made a move is sent its
 directly, and a socket whose channel layer is unreachable stays open and keeps playing
 (only other tabs' moves wait until Redis answers again).
 
+Database work that loses its connection before committing is run once more on a fresh one
+(``benchmark.retry.retried``), so a restarted or terminated PostgreSQL backend costs a player
+neither a move nor the socket.
+
 The consumer is asynchronous and does its database work in the event loop's bounded thread
 pool: a synchronous consumer would run every socket of a process in one shared thread, so a
 move waiting on PostgreSQL or Redis held up every other player's move in that process.
@@ -22,8 +26,10 @@ import json
 import logging
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.db import DatabaseError
 
 from benchmark.handlers import in_pool
+from benchmark.retry import retried
 from engine import sessions
 from engine.models import PlaySession
 from humanstudy.access import may_play
@@ -37,12 +43,14 @@ LAYER_RETRY_SECONDS = 2.0
 
 
 @in_pool
+@retried
 def _may_open(user, session_id: int) -> bool:
     session = PlaySession.objects.filter(pk=session_id, player=user).only("instance_id").first()
     return session is not None and may_play(user, session.instance_id)
 
 
 @in_pool
+@retried
 def _play(kind: str, session_id: int, user, name, client) -> tuple[sessions.MoveOutcome, dict]:
     move = sessions.take_action if kind == "action" else sessions.answer
     outcome = move(session_id, user, name, client)
@@ -50,6 +58,7 @@ def _play(kind: str, session_id: int, user, name, client) -> tuple[sessions.Move
 
 
 @in_pool
+@retried
 def _state(session_id: int) -> dict:
     session = (
         PlaySession.objects.select_related("instance__domain")
@@ -149,7 +158,7 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
         kind = content.get("type")
         await self.join_group()  # again, if Redis was unreachable until now
         if kind == "sync":
-            await self.send_state()
+            await self.send_state_if_reachable()
             return
         if kind not in ("action", "answer"):
             await self.send_error(f"unknown message type {str(kind)[:50]!r}")
@@ -165,6 +174,14 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
             return
         except sessions.SessionError as error:
             await self.send_error(str(error))
+            return
+        except DatabaseError:
+            # Lost twice in a row, or at a COMMIT whose outcome could not be learnt: the
+            # socket stays open and the page is shown what the database holds.
+            logger.warning(
+                "session %s: move failed on the database", self.session_id, exc_info=True
+            )
+            await self.settle_failed_move(name)
             return
         if not outcome.accepted:
             await self.send_error(outcome.error)
@@ -182,10 +199,34 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
             if len(state["steps"]) > self.steps_sent:
                 await self.forward(state)
         elif event.get("steps") is None or event["steps"] > self.steps_sent:
-            await self.send_state()
+            await self.send_state_if_reachable()
 
     async def send_state(self) -> None:
         await self.forward(await _state(self.session_id))
+
+    async def settle_failed_move(self, name) -> None:
+        """After a move failed on the database: the state, and an error unless the state
+        shows the move stored after all (its commit went through, its answer was lost)."""
+        try:
+            state = await _state(self.session_id)
+        except DatabaseError:
+            logger.warning("session %s: state not read", self.session_id, exc_info=True)
+            await self.send_error("The server could not reach its database; try again.")
+            return
+        steps = state["steps"]
+        if not (len(steps) > self.steps_sent and steps[-1].get("name") == name):
+            await self.send_error("The server could not reach its database; try the move again.")
+        await self.forward(state)
+
+    async def send_state_if_reachable(self) -> None:
+        """The current state, or (when the database cannot be reached even on a second try)
+        a message saying so: the socket stays open, and the page's next message or the next
+        update brings the state."""
+        try:
+            await self.send_state()
+        except DatabaseError:
+            logger.warning("session %s: state not read", self.session_id, exc_info=True)
+            await self.send_error("The server could not reach its database; try again.")
 
     async def forward(self, state: dict) -> None:
         self.steps_sent = max(self.steps_sent, len(state["steps"]))

@@ -457,20 +457,28 @@
     ws.addEventListener("message", (event) => {
       if (ws === socket) receive(event);
     });
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (event) => {
       if (ws !== socket) return;
       socket = null;
       setPending(false);
       if (latest && latest.finished) return; // nothing can change any more
-      scheduleReconnect();
+      scheduleReconnect(RESTART_CODES.has(event.code));
     });
   }
 
-  function scheduleReconnect() {
+  // 1012 "service restart" (a server that stops sends it to every socket) and 1001 "going
+  // away": the server is back, or another of its workers answers, at once.
+  const RESTART_CODES = new Set([1001, 1012]);
+  const RESTART_SPREAD_MS = 1000;
+
+  function scheduleReconnect(restarting) {
     // Up to a quarter either way, so that pages dropped together by a server restart do not
-    // all come back in the same instant.
+    // all come back in the same instant; after a restart, within the first second.
     const jitter = 0.75 + Math.random() / 2;
-    const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempt) * jitter;
+    const delay =
+      restarting && attempt === 0
+        ? Math.random() * RESTART_SPREAD_MS
+        : Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempt) * jitter;
     attempt += 1;
     const seconds = Math.round(delay / 1000);
     const hint = attempt > 3 ? " If this goes on, reload the page or log in again." : "";
@@ -480,6 +488,16 @@
 
   el.reconnectNow.addEventListener("click", () => {
     if (!socket) connect();
+  });
+  // A page shown again asks for the state: a live update dropped while it was hidden (the
+  // server's queue was full, or another tab moved) is healed the moment the player looks.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState !== "visible") return;
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ type: "sync" }));
+    } else if (!socket && retryTimer) {
+      connect();
+    }
   });
   window.addEventListener("online", () => {
     if (!socket && retryTimer) connect();

@@ -21,7 +21,7 @@ def unreachable_redis(settings):
     # Port 1 on the loopback: nothing listens there, so every connection is refused at once.
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "benchmark.channel_layer.RedisChannelLayer",
             "CONFIG": {"hosts": ["redis://127.0.0.1:1/0"]},
         }
     }

@@ -32,8 +32,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def uvicorn(workers: int = 2, log: Path | None = None, **env: str):
-    """uvicorn serving the test database on a free port; ``env`` adds settings (DEBUG=…).
+def uvicorn(workers: int = 2, log: Path | None = None, args: tuple[str, ...] = (), **env: str):
+    """uvicorn serving the test database on a free port; ``args`` adds options, ``env``
+    settings (DEBUG=…).
 
     Its output goes to ``log`` (a file nobody must drain; a pipe left unread would block a
     server that logs much), or nowhere.
@@ -55,6 +56,7 @@ def uvicorn(workers: int = 2, log: Path | None = None, **env: str):
             "--lifespan",
             "off",
             "--no-access-log",
+            *args,
         ],
         cwd=ROOT,
         env={**child_env(), **env},
@@ -68,9 +70,11 @@ def uvicorn(workers: int = 2, log: Path | None = None, **env: str):
         wait_for(lambda: _get(f"{base}/health/") is not None, "uvicorn to answer", limit=60)
         yield process, base, port
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
         try:
+            os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=20)
+        except ProcessLookupError:  # a test stopped it already
+            pass
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
         if log:

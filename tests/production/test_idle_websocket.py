@@ -28,7 +28,8 @@ IDLE_SECONDS = 60
 
 
 async def test_an_idle_play_websocket_stays_open_for_a_minute(orchard, make_user):
-    assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    assert backend == "benchmark.channel_layer.RedisChannelLayer"
     user, session, instance, cookie = await logged_in_session(make_user)
     ws = connect(session.pk, cookie)
     connected, _ = await ws.connect()

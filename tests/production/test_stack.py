@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_production_settings_are_in_force():
     assert connection.vendor == "postgresql"
-    assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    assert backend == "benchmark.channel_layer.RedisChannelLayer"
     assert settings.CELERY_TASK_ALWAYS_EAGER is False
 
 
