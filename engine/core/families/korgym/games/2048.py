@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 
 from engine.core.families import display as draw
-from engine.core.families.korgym.common import MAX_TURNS, KorgymGame
+from engine.core.families.korgym.common import MAX_TURNS, KorgymGame, new_item
 
 PROMPT = (
     "You are a good game problem-solver, I'll give you a game board and rules.\n"
@@ -136,15 +136,9 @@ class Game2048(KorgymGame):
         board = [[0] * 4 for _ in range(4)]
         for cell in rng.sample(range(16), 2):
             board[cell // 4][cell % 4] = new_tile(board, rng)
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "board": board,
-        }
+        return new_item(
+            board=board,
+        )
 
     def board(self, item):
         rows = "".join("|".join(str(tile) for tile in row) + "\n" for row in item["board"])

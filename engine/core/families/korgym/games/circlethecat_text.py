@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from engine.core.families.korgym.common import KorgymGame, symbol_grid
+from engine.core.families.korgym.common import KorgymGame, new_item, symbol_grid
 
 PROMPT = (
     "\nYou are a good game player, I'll give you a game board and rules.\nYour task is:\n"
@@ -184,15 +184,9 @@ class CircleTheCat(KorgymGame):
             for c in range(SIZE):
                 if (r, c) != (middle, middle) and rng.random() < 0.15:
                     grid[r][c] = "1"
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "board": grid,
-        }
+        return new_item(
+            board=grid,
+        )
 
     def board(self, item):
         grid = item["board"]

@@ -19,7 +19,7 @@ import string
 from functools import cache
 
 from engine.core.families import display as draw
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, new_item
 from engine.core.families.korgym.data import HERE, read_lines
 
 PROMPT = (
@@ -82,17 +82,11 @@ class GuessWord(KorgymGame):
                     rules.append([pos, letter])
             if len(rules) == wanted:
                 break
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "current_valid_words": sorted(fitting(length, rules, words)),
-            "length": length,
-            "rules": rules,
-        }
+        return new_item(
+            current_valid_words=sorted(fitting(length, rules, words)),
+            length=length,
+            rules=rules,
+        )
 
     def board(self, item):
         wanted = " and ".join(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine.core.families.korgym.common import KorgymGame, symbol_grid
+from engine.core.families.korgym.common import KorgymGame, new_item, symbol_grid
 
 PROMPT = (Path(__file__).resolve().parent.parent / "data" / "light_out_game_prompt.txt").read_text()
 _NUMBER = re.compile(r"\d+")
@@ -70,16 +70,10 @@ class LightsOut(KorgymGame):
         cells = [(i, j) for i in range(n) for j in range(n)]
         for i, j in rng.sample(cells, presses):
             _press(board, i, j)
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "board": board,
-            "level": level,
-        }
+        return new_item(
+            board=board,
+            level=level,
+        )
 
     def board(self, item):
         rows = "".join("".join(str(light) for light in row) + "\n" for row in item["board"])

@@ -23,7 +23,7 @@ import ast
 import random
 from collections import deque
 
-from engine.core.families.korgym.common import KorgymGame, symbol_grid
+from engine.core.families.korgym.common import KorgymGame, new_item, symbol_grid
 
 PROMPT = """
 You need to provide a path from the start point to the end point based on an n*n maze map \
@@ -119,18 +119,12 @@ class Maze(KorgymGame):
         rows = [["o" if cell == 0 else "*" for cell in line] for line in grid]
         rows[0][0] = "I"
         rows[last][last] = "X"
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "scale": scale,
-            "char_maze": rows,
-            "start": [0, 0],
-            "end": [last, last],
-        }
+        return new_item(
+            scale=scale,
+            char_maze=rows,
+            start=[0, 0],
+            end=[last, last],
+        )
 
     def board(self, item):
         return PROMPT.format(board="".join("".join(row) + "\n" for row in item["char_maze"]))

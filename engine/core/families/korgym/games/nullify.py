@@ -36,7 +36,7 @@ import math
 import uuid
 
 from engine.core.families import display as draw
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, new_item
 
 PROMPT = (
     "\nYou are a good game player, I'll give you a game board and rules.\nYour task is:\n"
@@ -191,18 +191,12 @@ class Nullify(KorgymGame):
         order = list(range(len(made)))
         rng.shuffle(order)  # the same permutation as shuffling the units themselves
         units = [made[k] for k in order]
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"korgym/nullify/{seed}")),
-            "board": _listing(units),
-            "units": units,
-            "made": order,
-        }
+        return new_item(
+            uid=str(uuid.uuid5(uuid.NAMESPACE_URL, f"korgym/nullify/{seed}")),
+            board=_listing(units),
+            units=units,
+            made=order,
+        )
 
     def board(self, item):
         return PROMPT.format(board=item["board"])

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 
 from engine.core.families import display as draw
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, new_item
 
 SIZE = 9
 BOX = 3
@@ -130,17 +130,11 @@ class Sudoku(KorgymGame):
     def generate(self, seed, rng):
         difficulty = rng.choice(["easy", "moderate", "difficult"])
         solution = _solution(rng)
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "difficulty": difficulty,
-            "solution": solution,
-            "current_board": _puzzle(solution, difficulty, rng),
-        }
+        return new_item(
+            difficulty=difficulty,
+            solution=solution,
+            current_board=_puzzle(solution, difficulty, rng),
+        )
 
     def board(self, item):
         rows = "".join(str(row) + "\n" for row in item["current_board"])

@@ -19,7 +19,7 @@ import ast
 from collections import deque
 
 from engine.core.families import display as draw
-from engine.core.families.korgym.common import KorgymGame
+from engine.core.families.korgym.common import KorgymGame, new_item
 
 PROMPT = (
     "\nYou are a good game player, I'll give you a game board and rules.\nYour task is:\n"
@@ -115,16 +115,10 @@ class TowerOfHanoi(KorgymGame):
         level = rng.choice(range(1, 14))
         rng.seed(seed)
         state = rng.choice(_by_distance()[level])
-        return {
-            "score": 0,
-            "is_end": False,
-            "response": [],
-            "prompt": "",
-            "action": "",
-            "epoch": 1,
-            "current_state": [",".join(column) if column else "null" for column in state],
-            "difficulty": level,
-        }
+        return new_item(
+            current_state=[",".join(column) if column else "null" for column in state],
+            difficulty=level,
+        )
 
     def board(self, item):
         shown = ", ".join(f"{i + 1}: {column}" for i, column in enumerate(item["current_state"]))
