@@ -100,10 +100,15 @@ def test_a_request_for_another_host_is_a_400_in_the_site_look():
 def test_a_server_error_page_needs_nothing_but_itself():
     """Django renders 500.html without a request or context (what failed may be what
     would fill them); it still has the site's look and a way on."""
-    from django.views.defaults import server_error
+    from django.urls import get_resolver
 
+    server_error = get_resolver().resolve_error_handler(500)
     response = server_error(RequestFactory().get("/leaderboard/"))
     html = response.content.decode()
     assert response.status_code == 500
     in_site_look(html)
     assert "Something went wrong on our side" in html and 'href="/"' in html
+    # Under /api/ the API's error shape.
+    api = server_error(RequestFactory().get("/api/v1/sessions/"))
+    assert api.status_code == 500 and "has been logged" in api.content.decode()
+    assert api["Content-Type"] == "application/json"
