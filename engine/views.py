@@ -48,8 +48,15 @@ DOCS_ATTRIBUTES = {
 def render_docs(text: str) -> str:
     """A docs page's Markdown as HTML whose headings carry ids (``{#id}`` after a heading,
     else one made from its words), so pages and the board can link to a section."""
-    html = markdown.markdown(text, extensions=["tables", "sane_lists", "attr_list", "toc"])
-    return mark_safe(nh3.clean(html, attributes=DOCS_ATTRIBUTES))
+    html = markdown.markdown(
+        text, extensions=["tables", "sane_lists", "attr_list", "toc", "fenced_code"]
+    )
+    html = nh3.clean(html, attributes=DOCS_ATTRIBUTES)
+    # A wide table scrolls in its own box rather than widening the page (a phone's).
+    html = html.replace("<table>", '<div class="table-scroll"><table>').replace(
+        "</table>", "</table></div>"
+    )
+    return mark_safe(html)
 
 
 def docs_page(request, page: str):
