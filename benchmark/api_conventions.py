@@ -5,7 +5,8 @@ field's messages) when the request body or query was invalid, and whatever else 
 adds (``invalid_moves``, ``errors``…). DRF's own errors (validation, authentication,
 permission, not found, throttling, method not allowed) are reshaped into it by
 :func:`exception_handler`; an address under ``/api/`` that matches no route answers the
-same JSON 404 (:func:`not_found`) instead of the site's HTML page.
+same JSON 404 (:func:`not_found`), and a server error there a JSON 500 (:func:`server_error`),
+instead of the site's HTML pages.
 
 :class:`benchmark.api_schema.AutoSchema` documents those answers on every operation (400
 for invalid input, 401/403 where a login is needed, 404 where the path names an object), so a
@@ -72,6 +73,19 @@ def not_found(request, exception=None):
     from django.views.defaults import page_not_found
 
     return page_not_found(request, exception)
+
+
+def server_error(request):
+    """``handler500``: JSON under ``/api/`` (a client reads one error shape everywhere), the
+    site's page (templates/500.html) elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"error": "the server failed to answer this request; the error has been logged"},
+            status=500,
+        )
+    from django.views.defaults import server_error as page
+
+    return page(request)
 
 
 class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):

@@ -84,3 +84,4 @@ urlpatterns = [
 
 # Under /api/, an unknown address answers the API's JSON error, not the site's HTML page.
 handler404 = "benchmark.api_conventions.not_found"
+handler500 = "benchmark.api_conventions.server_error"

@@ -147,6 +147,7 @@ class SessionActions(APIView):
             {
                 "action": outcome.step.name,
                 "observation": outcome.observation,
+                "shown": outcome.shown,
                 "actions_taken": outcome.session.actions_taken,
                 "remaining_actions": list(outcome.remaining_actions),
             }

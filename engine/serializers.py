@@ -93,7 +93,15 @@ class AnswerSerializer(serializers.Serializer):
 
 class ObservationSerializer(serializers.Serializer):
     action = serializers.CharField()
-    observation = serializers.JSONField()
+    observation = serializers.JSONField(
+        help_text="the raw observation: a label, or the exact number (what the book's outcomes "
+        "are written in)"
+    )
+    shown = serializers.CharField(
+        help_text="the observation as a person reads it: a number rounded (never into another "
+        "outcome's range) with the action's unit, e.g. \"37.81 °C\"; a label in words "
+        '("elevated white cells" for elevated_white_cells)'
+    )
     actions_taken = serializers.IntegerField()
     remaining_actions = serializers.ListField(child=serializers.CharField())
 

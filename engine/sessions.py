@@ -62,6 +62,8 @@ class MoveOutcome:
     accepted: bool
     error: str = ""
     observation: Observation | None = None
+    # The observation as people read it (``Action.shown``): rounded, with its unit, in words.
+    shown: str | None = None
     result: GameResult | None = None
     remaining_actions: tuple[str, ...] = ()
     # Builds the session's state after this move (see ``session_state``); call it outside
@@ -211,6 +213,8 @@ def _apply_move(session: PlaySession, kind: str, sent: str, client, now) -> Move
             outcome_kwargs["result"] = result
         step.accepted = True
         step.name = game.history[-1].name
+        if kind == PlayStep.Kind.ACTION:
+            outcome_kwargs["shown"] = shown_observation(game, step.name, step.observation)
     except GameOver as error:  # finished sessions are refused above; kept for safety
         raise SessionFinished(str(error)) from error
     except InvalidMove as error:
@@ -437,6 +441,8 @@ def _state(session: PlaySession, steps: list[PlayStep], game: Game) -> dict:
                 "accepted": step.accepted,
                 "name": step.name,
                 "observation": step.observation,
+                # The observation as a person reads it (rounded, with its unit, in words).
+                "shown": shown_observation(game, step.name, step.observation),
                 "error": step.error,
                 "elapsed_ms": step.elapsed_ms,
             }
@@ -456,4 +462,16 @@ def _state(session: PlaySession, steps: list[PlayStep], game: Game) -> dict:
         payload["result"] = result_payload(session, secret=secret)
         if not secret:
             payload["observations"] = dict(session.instance.observations)
+            payload["observations_shown"] = {
+                name: shown_observation(game, name, value)
+                for name, value in session.instance.observations.items()
+            }
     return payload
+
+
+def shown_observation(game: Game, action: str, observation: Observation | None) -> str | None:
+    """An observation of the game's action as people read it (``Action.shown``), or None
+    for a step that showed nothing (an answer, a refused move)."""
+    if observation is None or action not in game.domain.actions_by_name:
+        return None
+    return game.domain.action(action).shown(observation)

@@ -22,9 +22,16 @@ from humanstudy.access import may_play
 from leaderboard.structure import structure_by_setting
 from leaderboard.views import PLOTLY_JS_VERSION
 
+# An outcome's label in a book's line, quoted as the book writer quotes it ('heavy_webbing').
+QUOTED_LABEL = re.compile(r"'([^\W_]+(?:_[^\W_]+)+)'")
+
 
 def render_book(text: str) -> str:
-    """Knowledge-book Markdown as safe HTML (books may come from an LLM: sanitise)."""
+    """Knowledge-book Markdown as safe HTML (books may come from an LLM: sanitise).
+
+    Quoted outcome labels are shown in words, as the page shows observations
+    (``Action.shown``): 'heavy_webbing' reads 'heavy webbing' in the log and in the book."""
+    text = QUOTED_LABEL.sub(lambda found: "'" + found[1].replace("_", " ") + "'", text)
     html = markdown.markdown(text, extensions=["tables", "sane_lists"])
     return mark_safe(nh3.clean(html))
 
@@ -41,8 +48,15 @@ DOCS_ATTRIBUTES = {
 def render_docs(text: str) -> str:
     """A docs page's Markdown as HTML whose headings carry ids (``{#id}`` after a heading,
     else one made from its words), so pages and the board can link to a section."""
-    html = markdown.markdown(text, extensions=["tables", "sane_lists", "attr_list", "toc"])
-    return mark_safe(nh3.clean(html, attributes=DOCS_ATTRIBUTES))
+    html = markdown.markdown(
+        text, extensions=["tables", "sane_lists", "attr_list", "toc", "fenced_code"]
+    )
+    html = nh3.clean(html, attributes=DOCS_ATTRIBUTES)
+    # A wide table scrolls in its own box rather than widening the page (a phone's).
+    html = html.replace("<table>", '<div class="table-scroll"><table>').replace(
+        "</table>", "</table></div>"
+    )
+    return mark_safe(html)
 
 
 def docs_page(request, page: str):
@@ -162,7 +176,6 @@ def play(request, session_id: int):
             "book_html": render_book(session.book_text()),
             "continue_url": continue_url_for(request.user),
             "practice": practice_of(session),
-            "number_formats": number_formats(session.instance),
         },
     )
 
@@ -181,22 +194,3 @@ def practice_of(session: PlaySession) -> dict | None:
         "easy",
     )
     return {"domain": instance.domain.name, "level": level}
-
-
-def number_formats(instance) -> dict[str, dict]:
-    """Unit and ranges of each number-valued action of the task, for play.js.
-
-    The page rounds observed numbers for display and checks that the rounded number still
-    falls in the same range as the exact one. Units and ranges are public (the book states
-    them); the instance's observations are not, and are never put here.
-    """
-    domain = instance.domain.to_core()
-    formats = {}
-    for name in instance.actions:
-        action = domain.actions_by_name.get(name)
-        if action is not None and action.type == "float":
-            formats[name] = {
-                "unit": action.unit,
-                "ranges": [list(state.range) for state in action.states if state.range],
-            }
-    return formats

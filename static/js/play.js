@@ -20,9 +20,6 @@
     (window.location.protocol === "https:" ? "wss://" : "ws://") +
     window.location.host +
     root.dataset.wsPath;
-  const numberFormats = JSON.parse(
-    document.getElementById("play-number-formats").textContent || "{}"
-  );
 
   const $ = (id) => document.getElementById(id);
   const el = {
@@ -94,39 +91,15 @@
     }
   }
 
-  // ---- formatting observations ----------------------------------------------------------
+  // ---- observations -------------------------------------------------------------------
 
-  function rangeIndex(ranges, value) {
-    // The server's rule: the first range containing the number names its state.
-    for (let i = 0; i < ranges.length; i += 1) {
-      if (ranges[i][0] <= value && value <= ranges[i][1]) return i;
-    }
-    return -1;
-  }
-
-  function formatNumber(value, format) {
-    const ranges = (format && format.ranges) || [];
-    const size = Math.abs(value);
-    let digits = size >= 100 ? 1 : size >= 1 ? 2 : 3;
-    let text = value.toFixed(digits);
-    // Rounding must never move a number into another range than the exact one (6.96 shown
-    // as "7.0" would read as the next state): add digits until it stays put.
-    const wanted = rangeIndex(ranges, value);
-    while (wanted !== -1 && digits < 10 && rangeIndex(ranges, Number(text)) !== wanted) {
-      digits += 1;
-      text = value.toFixed(digits);
-    }
-    if (text.indexOf(".") !== -1) text = text.replace(/\.?0+$/, "");
-    return Number(text) === 0 ? "0" : text;
-  }
-
-  function formatObservation(action, observation) {
-    if (typeof observation === "number") {
-      const format = numberFormats[action];
-      const number = formatNumber(observation, format);
-      return format && format.unit ? number + "\u00a0" + format.unit : number;
-    }
-    return observation === null || observation === undefined ? "" : String(observation);
+  // The server words each observation for people (engine Action.shown: a number rounded
+  // with its unit, a label without underscores); the raw value goes in the title.
+  function shownOf(step) {
+    if (typeof step.shown === "string") return step.shown;
+    return step.observation === null || step.observation === undefined
+      ? ""
+      : String(step.observation);
   }
 
   // ---- drawing the state ---------------------------------------------------------------
@@ -178,7 +151,7 @@
   function takenActions(state) {
     const taken = new Map();
     state.steps.forEach((step) => {
-      if (step.kind === "action" && step.accepted) taken.set(step.name, step.observation);
+      if (step.kind === "action" && step.accepted) taken.set(step.name, step);
     });
     return taken;
   }
@@ -213,10 +186,10 @@
       button.disabled = state.finished;
       button.querySelector(".action-said").textContent = wasTaken ? ", taken, result:" : "";
       button.querySelector(".action-result").textContent = wasTaken
-        ? formatObservation(action, taken.get(action))
+        ? shownOf(taken.get(action))
         : "";
       if (wasTaken) {
-        button.querySelector(".action-result").title = String(taken.get(action));
+        button.querySelector(".action-result").title = String(taken.get(action).observation);
       }
     });
   }
@@ -226,7 +199,7 @@
       return "Refused " + step.kind + " “" + step.sent + "”: " + step.error;
     }
     if (step.kind === "answer") return "Answered: " + step.name;
-    return step.name + ": " + formatObservation(step.name, step.observation);
+    return step.name + ": " + shownOf(step);
   }
 
   function drawLog(state) {
@@ -237,8 +210,9 @@
         item.append(
           make("span", "log-action", step.name),
           make("span", "log-arrow", " → "),
-          make("span", "log-result", formatObservation(step.name, step.observation))
+          make("span", "log-result", shownOf(step))
         );
+        item.lastChild.title = String(step.observation);
       } else {
         item.textContent = describeStep(step);
       }

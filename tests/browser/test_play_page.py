@@ -260,6 +260,26 @@ class PlayPageTests(BrowserTestCase):
         names = orm(lambda: list(stored.steps.filter(accepted=True).values_list("name", flat=True)))
         assert names == [self.float_action, chosen]
 
+    def test_outcome_labels_read_as_words_in_the_log_and_in_the_book(self):
+        """A snake_case label ("none_found") is shown in words on the page, in the log and
+        in the guidebook alike; the raw label stays in the result's title."""
+        instance = next(
+            row for row in Instance.objects.order_by("seed") if "Larva Search" in row.actions
+        )
+        user = User.objects.get(username="player")
+        session, _ = sessions.start_session(user, instance)
+        page = self.start_browser()
+        self.log_in(page, "player", PASSWORD, f"/play/{session.pk}/")
+        self.wait_until_connected(page)
+        book = page.locator("#book-content")
+        expect(book).to_contain_text("'none found'")
+        assert "none_found" not in book.inner_text()
+        page.locator('button.action[data-action="Larva Search"]').click()
+        raw = instance.observations["Larva Search"]
+        result = page.locator("#log li .log-result")
+        expect(result).to_have_text(raw.replace("_", " "))
+        expect(result).to_have_attribute("title", raw)
+
     def test_crossed_off_truths_survive_a_reload_and_state_comes_back(self):
         page = self.open_play_page()
         page.locator("#actions button.action").first.click()

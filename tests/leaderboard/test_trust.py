@@ -323,3 +323,7 @@ def test_the_board_links_a_readable_page_on_verified_evaluation(orchard):
     # Sections can be linked: the family board's "how" goes to the games' dimensions.
     families = Client().get("/docs/task-families/").content.decode()
     assert '<h3 id="games">' in families and "{#games}" not in families
+    # A fenced code block is code, its comments never headings; wide tables scroll apart.
+    assert re.search(r"<pre><code[^>]*>from engine.core.families.base", families)
+    assert "<h1" not in families.split("A worked example", 1)[1]
+    assert '<div class="table-scroll"><table>' in families

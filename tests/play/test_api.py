@@ -263,3 +263,54 @@ def test_a_move_costs_the_token_check_and_one_locked_transaction(
         )
     assert refused.status_code == 400
     assert refused.json()["invalid_moves"] == 1
+
+
+def test_observations_keep_their_raw_value_and_add_how_people_read_them(token_client, tmp_path):
+    """A number: exact in ``observation``, rounded with its unit in ``shown``; a label:
+    as stored in ``observation``, in words in ``shown`` (here a snake_case one)."""
+    from engine.models import Domain
+    from tests.conftest import SMALL_DOMAIN
+
+    data = json.loads(json.dumps(SMALL_DOMAIN))
+    larva = next(action for action in data["actions"] if action["name"] == "Larva Search")
+    for state in larva["states"]:
+        state["label"] += "_on_shoots"
+    data["name"] = "snake-orchard"
+    path = tmp_path / "snake-orchard.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    call_command("import_domain", str(path), stdout=StringIO())
+    call_command(
+        "generate_tasks", *"snake-orchard --truths 5 --actions 4 --count 3".split(),
+        stdout=StringIO(),
+    )  # fmt: skip
+    domain = Domain.objects.get(name="snake-orchard").to_core()
+    instance = next(
+        row
+        for row in Instance.objects.filter(domain__name="snake-orchard").order_by("seed")
+        if {"Leaf Temperature", "Larva Search"} <= set(row.actions)
+    )
+    client = token_client()
+    session = client.post("/api/v1/sessions/", {"instance": instance.pk}, format="json").json()
+    url = f"/api/v1/sessions/{session['id']}"
+    response = client.post(f"{url}/actions/", {"action": "Leaf Temperature"}, format="json")
+    body = response.json()
+    raw = instance.observations["Leaf Temperature"]
+    assert body["observation"] == raw and isinstance(raw, float)
+    number, unit = body["shown"].split(" ", 1)
+    assert unit == "°C"
+    assert abs(float(number) - raw) < 0.01
+    action = domain.action("Leaf Temperature")
+    assert action.state_for(float(number)) is action.state_for(raw)
+
+    record = client.get(f"{url}/").json()
+    assert record["steps"][0]["observation"] == raw and record["steps"][0]["shown"] == body["shown"]
+    client.post(f"{url}/answer/", {"truth": instance.valid_truths[0]}, format="json")
+    finished = client.get(f"{url}/").json()
+    assert finished["observations"] == instance.observations  # raw values kept
+    shown = finished["observations_shown"]
+    assert set(shown) == set(instance.observations)
+    for action, value in instance.observations.items():
+        assert shown[action] == domain.action(action).shown(value)
+    label = instance.observations["Larva Search"]
+    assert label.endswith("_on_shoots")
+    assert shown["Larva Search"] == label.replace("_", " ")

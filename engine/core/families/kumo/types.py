@@ -70,6 +70,40 @@ class Action:
                     return state
         raise KeyError(f"{observation!r} is not an outcome of {self.name!r}")
 
+    def shown(self, observation: Observation) -> str:
+        """An observation as a person reads it (the browser and the API's ``shown``): a
+        number rounded, with the action's unit; a label in words (``elevated_white_cells``
+        → ``elevated white cells``). The raw value stays what the game and the book use.
+
+        A number keeps 1 decimal from 100 up, 2 from 1 up and 3 below, and more while the
+        rounded number would fall in another outcome's range than the exact one (6.96
+        shown as "7.0" would read as the next outcome)."""
+        if isinstance(observation, str):
+            return " ".join(observation.replace("_", " ").split())
+        value = float(observation)
+        try:
+            wanted: State | None = self.state_for(value)
+        except KeyError:
+            wanted = None
+        size = abs(value)
+        digits = 1 if size >= 100 else 2 if size >= 1 else 3
+        text = f"{value:.{digits}f}"
+        while wanted is not None and digits < 10 and self._state_or_none(float(text)) is not wanted:
+            digits += 1
+            text = f"{value:.{digits}f}"
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        if float(text) == 0:
+            text = "0"
+        unit = self.unit.strip()
+        return f"{text} {unit}" if unit else text
+
+    def _state_or_none(self, value: float) -> State | None:
+        try:
+            return self.state_for(value)
+        except KeyError:
+            return None
+
     def state_named(self, key: str) -> State:
         for state in self.states:
             if state.key == key:
