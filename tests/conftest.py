@@ -229,3 +229,34 @@ def play_family(django_capture_on_commit_callbacks):
         return location
 
     return play
+
+
+# The production pass (./test.sh's second: PostgreSQL, Redis, Celery) exists to run what
+# touches those services. A test of pure engine code (a family's rules against recorded
+# figures, a drawing, the search) touches none of them: it runs in the embedded pass alone,
+# so the two passes do not spend the machine's two cores computing the same thing twice.
+PURE_AREAS = ("tests/families/", "tests/engine/")
+SERVICE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_setup"}
+
+
+def _is_pure(item: pytest.Item) -> bool:
+    path = Path(str(item.path)).as_posix()
+    if not any(f"/{area}" in path for area in PURE_AREAS):
+        return False
+    if item.get_closest_marker("django_db") or item.get_closest_marker("production"):
+        return False
+    if getattr(item, "cls", None) is not None and hasattr(item.cls, "databases"):
+        return False  # a Django TestCase or live-server test
+    return not SERVICE_FIXTURES & set(getattr(item, "fixturenames", ()))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    import os
+
+    if not os.environ.get("DATABASE_URL"):
+        return
+    pure = [item for item in items if _is_pure(item)]
+    if pure:
+        config.hook.pytest_deselected(items=pure)
+        keep = set(map(id, pure))
+        items[:] = [item for item in items if id(item) not in keep]
