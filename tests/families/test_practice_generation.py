@@ -25,6 +25,18 @@ MATH = {"family": "simple", "kind": "math", "level": "easy"}
 ADDRESS = "203.0.113.9"
 
 
+def jobs(callbacks: list) -> list:
+    """The work queued on commit, without the request retry's own bookkeeping hooks
+    (``benchmark.retry.CommitWatch`` learns from one that a transaction committed)."""
+    from benchmark.retry import CommitWatch
+
+    return [
+        callback
+        for callback in callbacks
+        if not isinstance(getattr(getattr(callback, "func", None), "__self__", None), CommitWatch)
+    ]
+
+
 def signed_in(user: User) -> Client:
     client = Client()
     client.force_login(user)
@@ -99,6 +111,7 @@ def test_generation_runs_in_the_job_and_the_page_waits_on_the_status_endpoint(
     request = request_of(location)
     assert request.status == "pending" and request.ip_address == ADDRESS
     assert not FamilyTask.objects.exists(), "nothing is generated inside the web request"
+    queued = jobs(queued)
     assert len(queued) == 1
 
     page = client.get(location)
@@ -143,7 +156,7 @@ def test_a_pending_request_is_not_queued_twice(make_user, django_capture_on_comm
         again = ask(client)
         other_level = ask(client, level="hard")
     assert first["Location"] == again["Location"] != other_level["Location"]
-    assert FamilyPracticeRequest.objects.count() == 2 and len(queued) == 2
+    assert FamilyPracticeRequest.objects.count() == 2 and len(jobs(queued)) == 2
 
 
 def test_a_player_is_limited_per_hour_and_stored_tasks_do_not_count(

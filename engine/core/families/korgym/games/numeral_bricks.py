@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 
+from engine.core.families.base import SeedRefused
 from engine.core.families.korgym.common import KorgymGame, colours, symbol_grid
 
 ROWS, COLS = 5, 6
@@ -159,7 +160,8 @@ class NumeralBricks(KorgymGame):
             if tiling is not None:
                 break
         if tiling is None:
-            raise RuntimeError("no tiling found")
+            # KORGym's generator crashes here; the platform draws another seed instead.
+            raise SeedRefused(f"KORGym finds no tiling for seed {seed}: draw another")
         solved = [["" for _ in range(COLS)] for _ in range(ROWS)]
         puzzle = [["0" for _ in range(COLS)] for _ in range(ROWS)]
         clues = {}

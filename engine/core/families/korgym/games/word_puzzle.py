@@ -29,6 +29,7 @@ from functools import cache
 
 import pandas as pd
 
+from engine.core.families.base import SeedRefused
 from engine.core.families.korgym.common import KorgymGame
 from engine.core.families.korgym.data import HERE
 
@@ -156,8 +157,9 @@ class WordPuzzle(KorgymGame):
                     }
             size += 5
             if size > 40:
-                raise RuntimeError("KORGym could not build a crossword for this seed")
-        raise RuntimeError("KORGym could not build a crossword for this seed")
+                break
+        # KORGym's own generator crashes here; the platform draws another seed instead.
+        raise SeedRefused(f"KORGym builds no crossword from seed {seed}: draw another")
 
     def board(self, item):
         clues = "".join(f"{number}. {clue}\n" for number, clue in enumerate(item["clues"], 1))
