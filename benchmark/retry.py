@@ -149,11 +149,15 @@ def _rolled_back(alias: str, xid: int | None) -> bool:
 def drop_connections() -> None:
     """Let go of this thread's database connections (a broken one is discarded by the pool),
     so the next query gets a fresh, checked one."""
+    from benchmark.postgresql.base import check_every_connection_next
+
     for connection in connections.all(initialized_only=True):
         try:
             connection.close()
         except Exception:  # already broken: nothing more to release
             connection.connection = None
+    # The pooled connections idle beside the broken one may have been dropped with it.
+    check_every_connection_next()
 
 
 def retried(function):

@@ -13,19 +13,36 @@ failing a request.
 from __future__ import annotations
 
 import select
+import threading
 import time
 
 from django.conf import settings
 from django.db.backends.postgresql import base
 from psycopg_pool import ConnectionPool
 
+_checking = threading.local()
+
+
+def check_every_connection_next() -> None:
+    """Have the pool check each connection this thread takes next, however recently used:
+    after one connection was found dead (``benchmark.retry``), its pooled siblings may have
+    died with it a moment ago, before the server's goodbye reached their sockets."""
+    _checking.all = True
+
 
 def check_if_idle(connection) -> None:
     now = time.monotonic()
     last = getattr(connection, "_kumo_lent_at", None)
     connection._kumo_lent_at = now
-    if last is None or now - last >= settings.DATABASE_POOL_CHECK_IDLE or _server_spoke(connection):
-        ConnectionPool.check_connection(connection)
+    forced = getattr(_checking, "all", False)
+    if (
+        forced
+        or last is None
+        or now - last >= settings.DATABASE_POOL_CHECK_IDLE
+        or _server_spoke(connection)
+    ):
+        ConnectionPool.check_connection(connection)  # a dead one is discarded: next one
+        _checking.all = False
 
 
 def _server_spoke(connection) -> bool:
