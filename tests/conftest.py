@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 from io import StringIO
 from pathlib import Path
@@ -251,8 +252,6 @@ def _is_pure(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    import os
-
     if not os.environ.get("DATABASE_URL"):
         return
     pure = [item for item in items if _is_pure(item)]
