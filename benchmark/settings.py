@@ -246,10 +246,11 @@ CELERY_BEAT_SCHEDULER = "benchmark.schedulers:ResilientDatabaseScheduler"
 HEARTBEAT_SECONDS = env_float("HEARTBEAT_SECONDS", 30.0)
 HEARTBEAT_STALE_SECONDS = env_float("HEARTBEAT_STALE_SECONDS", 120.0)
 # Every job that a dying worker must not strand (a results file's scoring, an evaluation
-# run, a round's preparation, a domain's generation) holds a lease of its own *_LEASE_SECONDS
-# that the working process renews every third of it (benchmark.jobs.LeaseKeeper), and beat's
-# sweeps run every REQUEUE_STALLED_SECONDS: a killed worker's job is queued again at most
-# lease + sweep after its last renewal (30 + 10 s by default), however long the job is.
+# run, a round's preparation, a domain's generation, a family practice task's generation)
+# holds a lease of its own *_LEASE_SECONDS that the working process renews every third of it
+# (benchmark.jobs.LeaseKeeper), and beat's sweeps run every REQUEUE_STALLED_SECONDS: a killed
+# worker's job is queued again at most lease + sweep after its last renewal (30 + 10 s by
+# default), however long the job is.
 REQUEUE_STALLED_SECONDS = env_float("REQUEUE_STALLED_SECONDS", 10.0)
 CELERY_BEAT_SCHEDULE = {
     "worker heartbeat": {"task": "benchmark.heartbeat", "schedule": HEARTBEAT_SECONDS},
@@ -267,6 +268,10 @@ CELERY_BEAT_SCHEDULE = {
     },
     "requeue stalled domain generations": {
         "task": "engine.requeue_stalled_generations",
+        "schedule": REQUEUE_STALLED_SECONDS,
+    },
+    "requeue stalled family practice requests": {
+        "task": "engine.requeue_stalled_practice_requests",
         "schedule": REQUEUE_STALLED_SECONDS,
     },
     "purge old practice games": {"task": "engine.purge_practice", "schedule": 24 * 3600.0},
@@ -294,6 +299,12 @@ ROUND_LEASE_SECONDS = env_int("ROUND_LEASE_SECONDS", 30)
 ROUND_MAX_ATTEMPTS = env_int("ROUND_MAX_ATTEMPTS", 3)
 AUTHORING_LEASE_SECONDS = env_int("AUTHORING_LEASE_SECONDS", 30)
 AUTHORING_MAX_ATTEMPTS = env_int("AUTHORING_MAX_ATTEMPTS", 3)
+# A player's request for a fresh family practice task (engine.family_practice) holds a lease
+# the same way; one still pending, unclaimed, after FAMILY_PRACTICE_PENDING_GRACE_SECONDS lost
+# its message (a broker restart) and is queued again, at most once per grace period.
+FAMILY_PRACTICE_LEASE_SECONDS = env_int("FAMILY_PRACTICE_LEASE_SECONDS", 30)
+FAMILY_PRACTICE_MAX_ATTEMPTS = env_int("FAMILY_PRACTICE_MAX_ATTEMPTS", 3)
+FAMILY_PRACTICE_PENDING_GRACE_SECONDS = env_int("FAMILY_PRACTICE_PENDING_GRACE_SECONDS", 60)
 SUBMISSION_PENDING_GRACE_SECONDS = env_int("SUBMISSION_PENDING_GRACE_SECONDS", 120)
 # The largest results file accepted (bytes); a larger upload is refused before it is read.
 SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)

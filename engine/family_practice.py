@@ -11,9 +11,15 @@
    Requests count toward the hourly limits of KUMO practice (``engine.practice``, one
    shared budget), and a player has at most one in flight per (family, kind, level): a
    repeated click gets the same request back.
-3. The job claims the request with a conditional update (a second delivery does nothing),
-   generates with a fresh random seed (practice tasks show their answer at the end anyway,
-   so their seeds may be public), starts the player's attempt and records the outcome.
+3. The job claims the request with a conditional update and a lease (``benchmark.jobs``;
+   a second delivery does nothing), generates with a fresh random seed (practice tasks show
+   their answer at the end anyway, so their seeds may be public) while a ``LeaseKeeper``
+   renews the lease, then starts the player's attempt and records the outcome in one
+   transaction, only if it still holds the claim.
+4. A worker that dies mid-generation stops renewing: beat's sweep
+   (``requeue_stalled_practice_requests``, every ``REQUEUE_STALLED_SECONDS``) queues the
+   request again once its lease lapses, and after ``FAMILY_PRACTICE_MAX_ATTEMPTS`` tries
+   fails it with the reason, which the waiting page shows.
 
 Operators' ``generate_family_tasks`` command is not limited: it calls
 ``engine.families.do_generate_family_tasks`` directly.
@@ -26,18 +32,23 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
+from benchmark.jobs import LeaseKeeper, lease_until
 from engine import families, practice
 from engine.core.families.base import FamilyError, SeedRefused, get_family
 from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
 
 logger = logging.getLogger(__name__)
 
-# A request still pending or running this long after it was made lost its job (a worker
-# died, a message was dropped): it no longer blocks a new one and is reported as failed.
+# The last resort when beat's sweep is not running (the embedded default has no beat): a
+# request still in flight this long after it was made, with no live lease, lost its job; it
+# no longer blocks a new one and is reported as failed. With beat, the sweep takes over
+# (or fails) a request whose worker died long before this.
 STALE_AFTER = timedelta(minutes=10)
 SEED_BITS = 40
 # Draws of a fresh seed before giving up, for generators that refuse some seeds
@@ -146,65 +157,161 @@ def do_request_family_practice(player: User, wanted: Wanted) -> Outcome:
 
 
 def _fail_stale(requests) -> None:
-    requests.filter(status__in=IN_FLIGHT, created_at__lt=timezone.now() - STALE_AFTER).update(
+    now = timezone.now()
+    requests.filter(
+        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now),
+        status__in=IN_FLIGHT,
+        created_at__lt=now - STALE_AFTER,
+    ).update(
         status=FamilyPracticeRequest.Status.FAILED,
         error="the task was not prepared in time; please ask again",
-        finished_at=timezone.now(),
+        finished_at=now,
+        lease_expires_at=None,
+    )
+
+
+def _worker_stopped(attempts: int) -> str:
+    return (
+        f"the task could not be prepared: the server stopped {attempts} times while "
+        "generating it; please ask again"
     )
 
 
 def run_family_practice_request(request_id: int) -> str:
-    """The job: generate the request's task and start the player's attempt at it. Only a
-    pending request is claimed, so running the job twice does no harm."""
-    claimed = FamilyPracticeRequest.objects.filter(
-        pk=request_id, status=FamilyPracticeRequest.Status.PENDING
-    ).update(status=FamilyPracticeRequest.Status.RUNNING)
+    """The job: generate the request's task and start the player's attempt at it.
+
+    1. Claim the request with a conditional update: a pending one, or one running under a
+       lapsed lease (its worker died). The claim counts an attempt and writes a lease of
+       ``FAMILY_PRACTICE_LEASE_SECONDS``; a job delivered twice finds nothing to claim.
+    2. Past ``FAMILY_PRACTICE_MAX_ATTEMPTS`` tries the request fails for good, saying why.
+    3. Generate with a fresh seed while a ``LeaseKeeper`` renews this try's lease.
+    4. Start the player's attempt and mark the request done in one transaction, only if
+       this try still holds the claim: a try that lost its lease and was taken over starts
+       nothing, so one request never gives the player two attempts.
+    """
+    running = FamilyPracticeRequest.Status.RUNNING
+    now = timezone.now()
+    claimed = (
+        FamilyPracticeRequest.objects.filter(pk=request_id)
+        .filter(
+            Q(status=FamilyPracticeRequest.Status.PENDING)
+            | Q(status=running, lease_expires_at__lt=now)
+        )
+        .update(
+            status=running,
+            attempts=F("attempts") + 1,
+            lease_expires_at=lease_until(settings.FAMILY_PRACTICE_LEASE_SECONDS),
+        )
+    )
     if not claimed:
-        return f"request {request_id} is not pending: nothing to do"
+        return f"request {request_id} is not pending (done, failed or held by a live try)"
     request = FamilyPracticeRequest.objects.select_related("player").get(pk=request_id)
+    held = {"status": running, "attempts": request.attempts}
+    if request.attempts > settings.FAMILY_PRACTICE_MAX_ATTEMPTS:
+        return _finish(request, held, error=_worker_stopped(request.attempts - 1))
+    keeper = LeaseKeeper(
+        FamilyPracticeRequest, request.pk, settings.FAMILY_PRACTICE_LEASE_SECONDS, **held
+    )
     try:
-        for draw in range(SEED_DRAWS):
-            try:
-                report = families.do_generate_family_tasks(
-                    request.family,
-                    request.kind,
-                    count=1,
-                    seed=secrets.randbits(SEED_BITS),
-                    level=request.level or None,
-                )
-                break
-            except SeedRefused:
-                if draw == SEED_DRAWS - 1:
-                    raise
+        with keeper:
+            report = _generate(request)
     except FamilyError as error:
-        return _finish(request, error=f"no task could be generated: {error}"[:500])
+        return _finish(request, held, error=f"no task could be generated: {error}"[:500])
     except Exception:
         # A bug, not a bad request: logged for the operators, and the player is told
         # instead of waiting for the request to go stale.
         logger.exception("family practice request %s failed", request_id)
-        return _finish(request, error="no task could be generated: an error on our side")
-    task = report.tasks[0]
-    families.start_attempt(request.player, task)
-    return _finish(request, task=task)
+        return _finish(request, held, error="no task could be generated: an error on our side")
+    return _finish(request, held, task=report.tasks[0])
+
+
+def _generate(request: FamilyPracticeRequest) -> families.GenerationReport:
+    draws = SEED_DRAWS
+    while True:
+        try:
+            return families.do_generate_family_tasks(
+                request.family,
+                request.kind,
+                count=1,
+                seed=secrets.randbits(SEED_BITS),
+                level=request.level or None,
+            )
+        except SeedRefused:
+            draws -= 1
+            if not draws:
+                raise
 
 
 def _finish(
-    request: FamilyPracticeRequest, *, task: FamilyTask | None = None, error: str = ""
+    request: FamilyPracticeRequest, held: dict, *, task: FamilyTask | None = None, error: str = ""
 ) -> str:
-    request.task = task
-    request.error = error
-    request.status = (
-        FamilyPracticeRequest.Status.FAILED if error else FamilyPracticeRequest.Status.DONE
-    )
-    request.finished_at = timezone.now()
-    request.save(update_fields=["task", "error", "status", "finished_at"])
+    """Record this try's outcome (and start the player's attempt at its task) if it still
+    holds the request as ``held`` says; a try taken over meanwhile records nothing."""
+    with transaction.atomic():
+        # The update locks the row: a sweep or a new try waits for this to commit, then
+        # finds the request finished.
+        recorded = FamilyPracticeRequest.objects.filter(pk=request.pk, **held).update(
+            task=task,
+            error=error,
+            status=(
+                FamilyPracticeRequest.Status.FAILED if error else FamilyPracticeRequest.Status.DONE
+            ),
+            finished_at=timezone.now(),
+            lease_expires_at=None,
+        )
+        if not recorded:
+            logger.warning("family practice request %s: this try was taken over", request.pk)
+            return f"request {request.pk} was taken over by another try: nothing recorded"
+        if task is not None:
+            families.start_attempt(request.player, task)
     return error or f"task {task.pk} prepared"
+
+
+def requeue_stalled_practice_requests() -> list[int]:
+    """Beat, every ``REQUEUE_STALLED_SECONDS``: queue again the requests whose job was lost.
+
+    A request running past its lease lost its worker: it is queued again, or after
+    ``FAMILY_PRACTICE_MAX_ATTEMPTS`` tries fails with the reason. One pending, unclaimed,
+    for longer than ``FAMILY_PRACTICE_PENDING_GRACE_SECONDS`` lost its message (a broker
+    restart), or waits behind others: it is queued again at most once per grace period (its
+    ``lease_expires_at`` says when next). Queueing twice is harmless: only one try can claim
+    a request. Returns the ids queued.
+    """
+    from engine.tasks import generate_family_practice_task
+
+    now = timezone.now()
+    grace = timedelta(seconds=settings.FAMILY_PRACTICE_PENDING_GRACE_SECONDS)
+    lapsed = Q(status=FamilyPracticeRequest.Status.RUNNING, lease_expires_at__lt=now)
+    lost = Q(status=FamilyPracticeRequest.Status.PENDING, created_at__lt=now - grace) & (
+        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    )
+    queued = []
+    for request_id, attempts in FamilyPracticeRequest.objects.filter(lapsed | lost).values_list(
+        "pk", "attempts"
+    ):
+        if attempts >= settings.FAMILY_PRACTICE_MAX_ATTEMPTS:
+            FamilyPracticeRequest.objects.filter(lapsed, pk=request_id, attempts=attempts).update(
+                status=FamilyPracticeRequest.Status.FAILED,
+                error=_worker_stopped(attempts),
+                finished_at=now,
+                lease_expires_at=None,
+            )
+            logger.warning("family practice request %s failed: its worker stopped", request_id)
+            continue
+        FamilyPracticeRequest.objects.filter(lost, pk=request_id).update(
+            lease_expires_at=now + grace
+        )
+        logger.warning("family practice request %s stalled; queued again", request_id)
+        generate_family_practice_task.delay(request_id)
+        queued.append(request_id)
+    return queued
 
 
 def request_state(request: FamilyPracticeRequest) -> dict:
     """The request as its status endpoint shows it: its status, the attempt to open once
     it is done, and the error if it failed."""
     if request.status in IN_FLIGHT and request.created_at < timezone.now() - STALE_AFTER:
+        # Failed only without a live lease (see STALE_AFTER).
         _fail_stale(FamilyPracticeRequest.objects.filter(pk=request.pk))
         request.refresh_from_db()
     attempt_id = None

@@ -585,6 +585,13 @@ class FamilyPracticeRequest(models.Model):
     error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The job's lease (benchmark.jobs): while running, the working process renews it; a
+    # running request whose lease lapsed lost its worker and is queued again by beat's sweep
+    # (engine.family_practice.requeue_stalled_practice_requests). On a pending request it
+    # says when the sweep may queue its (apparently lost) message again.
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # Tries claimed so far; past FAMILY_PRACTICE_MAX_ATTEMPTS the request fails.
+    attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]

@@ -111,8 +111,17 @@ def purge_practice_task() -> dict:
 
 @shared_task(name="engine.generate_family_practice")
 def generate_family_practice_task(request_id: int) -> str:
-    """Generate a player's fresh family practice task; claimed once (a second delivery
-    finds the request no longer pending), a failure recorded on the request."""
+    """Generate a player's fresh family practice task; claimed with a lease (a second
+    delivery finds the request held or finished), a failure recorded on the request."""
     from engine.family_practice import run_family_practice_request
 
     return run_family_practice_request(request_id)
+
+
+@shared_task(name="engine.requeue_stalled_practice_requests", ignore_result=True)
+def requeue_stalled_practice_requests_task() -> list[int]:
+    """Beat, every 10 s: family practice requests whose worker died (or whose message was
+    lost) are queued again, or failed after the maximum attempts."""
+    from engine.family_practice import requeue_stalled_practice_requests
+
+    return requeue_stalled_practice_requests()
