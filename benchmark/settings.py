@@ -270,6 +270,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "engine.requeue_stalled_generations",
         "schedule": REQUEUE_STALLED_SECONDS,
     },
+    "requeue stalled authoring jobs": {
+        "task": "engine.requeue_stalled_authoring_jobs",
+        "schedule": REQUEUE_STALLED_SECONDS,
+    },
     "requeue stalled family practice requests": {
         "task": "engine.requeue_stalled_practice_requests",
         "schedule": REQUEUE_STALLED_SECONDS,
@@ -299,6 +303,11 @@ ROUND_LEASE_SECONDS = env_int("ROUND_LEASE_SECONDS", 30)
 ROUND_MAX_ATTEMPTS = env_int("ROUND_MAX_ATTEMPTS", 3)
 AUTHORING_LEASE_SECONDS = env_int("AUTHORING_LEASE_SECONDS", 30)
 AUTHORING_MAX_ATTEMPTS = env_int("AUTHORING_MAX_ATTEMPTS", 3)
+# The other authoring jobs (a brief's proposals, LLM books, re-runs) hold the same lease on an
+# AuthoringJob row each; one still pending, unclaimed, this long after it was queued lost its
+# message (or the worker that took it died before starting it) and is queued again, at most
+# once per this period.
+AUTHORING_PENDING_GRACE_SECONDS = env_int("AUTHORING_PENDING_GRACE_SECONDS", 120)
 # A player's request for a fresh family practice task (engine.family_practice) holds a lease
 # the same way; one still pending, unclaimed, after FAMILY_PRACTICE_PENDING_GRACE_SECONDS lost
 # its message (a broker restart) and is queued again, at most once per grace period.

@@ -15,6 +15,7 @@ from django.utils.safestring import mark_safe
 
 from engine import authoring
 from engine.models import (
+    AuthoringJob,
     Domain,
     DomainProposal,
     Instance,
@@ -404,6 +405,23 @@ class DomainProposalAdmin(admin.ModelAdmin):
                 "proposal shows the stored domain, or why generation failed.",
                 messages.INFO,
             )
+
+
+@admin.register(AuthoringJob)
+class AuthoringJobAdmin(admin.ModelAdmin):
+    """The queued authoring jobs and how each went (read only: launched from the briefs,
+    instances and calls, queued again by beat's sweep when a worker dies)."""
+
+    list_display = ("id", "kind", "status", "attempts", "queued_at", "finished_at", "outcome")
+    list_filter = ("kind", "status")
+    date_hierarchy = "queued_at"
+    readonly_fields = [field.name for field in AuthoringJob._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(LLMCall)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -28,6 +29,7 @@ from engine.core import authoring as core
 from engine.core.families.kumo.book import check_book
 from engine.core.families.kumo.domain_io import DomainError
 from engine.models import (
+    AuthoringJob,
     Domain,
     DomainProposal,
     Instance,
@@ -639,16 +641,19 @@ def do_rerun_call(call_id: int) -> LLMCall:
 
 
 # -- launching the long steps as Celery jobs -------------------------------------------------
+#
+# A proposal's generation holds a lease on its own row (above). The other long steps have no
+# such row, so each queued one gets an AuthoringJob: claimed with a lease that LeaseKeeper
+# renews while it runs, queued again by beat's sweep when its worker died (or its message
+# was lost), failed with the reason after AUTHORING_MAX_ATTEMPTS tries. Each try skips what
+# was done since the job was queued, so a second try does the rest only.
 
 
 def launch_proposals(brief: ProposalBrief) -> None:
     """Check now, then ask for the brief's proposals in a background job."""
-    from engine.tasks import propose_domains_task
-
     check_llm_configured()
     check_brief(brief.topics, brief.count)
-    brief_id, queued_at = brief.pk, timezone.now().isoformat()
-    transaction.on_commit(lambda: propose_domains_task.delay(brief_id, queued_at))
+    _queue_job(AuthoringJob.Kind.PROPOSALS, [brief.pk])
 
 
 def launch_config_generation(proposal: DomainProposal) -> None:
@@ -667,20 +672,159 @@ BOOK_JOB_SIZE = 20
 def launch_llm_books(instance_ids: Sequence[int]) -> int:
     """Check now, then write LLM books in background jobs of ``BOOK_JOB_SIZE`` instances;
     returns the number of jobs queued."""
-    from engine.tasks import write_llm_books_task
-
     check_llm_configured()
     ids = sorted(instance_ids)
     chunks = [ids[start : start + BOOK_JOB_SIZE] for start in range(0, len(ids), BOOK_JOB_SIZE)]
-    queued_at = timezone.now().isoformat()
     for chunk in chunks:
-        transaction.on_commit(lambda chunk=chunk: write_llm_books_task.delay(chunk, queued_at))
+        _queue_job(AuthoringJob.Kind.BOOKS, chunk)
     return len(chunks)
 
 
 def launch_reruns(call_ids: Sequence[int]) -> None:
-    from engine.tasks import rerun_llm_calls_task
-
     check_llm_configured()
-    ids, queued_at = sorted(call_ids), timezone.now().isoformat()
-    transaction.on_commit(lambda: rerun_llm_calls_task.delay(ids, queued_at))
+    _queue_job(AuthoringJob.Kind.RERUNS, sorted(call_ids))
+
+
+def _queue_job(kind: str, ids: list[int]) -> AuthoringJob:
+    """Record the job and queue it once the caller's transaction commits."""
+    from engine.tasks import run_authoring_job_task
+
+    job = AuthoringJob.objects.create(kind=kind, ids=ids, queued_at=timezone.now())
+    job_id = job.pk
+    transaction.on_commit(lambda: run_authoring_job_task.delay(job_id))
+    return job
+
+
+def run_authoring_job(job_id: int) -> str:
+    """A queued authoring job's try; returns what it did.
+
+    1. Claim the job with a conditional update: a pending one, or one running under a
+       lapsed lease (its worker died). The claim counts an attempt and writes a lease of
+       ``AUTHORING_LEASE_SECONDS``; a job delivered twice finds nothing to claim, so a live
+       job never runs twice at the same time.
+    2. Past ``AUTHORING_MAX_ATTEMPTS`` tries the job fails, saying why.
+    3. Run the step while a ``LeaseKeeper`` renews the lease, skipping what was done since
+       the job was queued; record the outcome if this try still holds the job.
+    """
+    running = AuthoringJob.Status.RUNNING
+    claimed = (
+        AuthoringJob.objects.filter(pk=job_id)
+        .filter(
+            Q(status=AuthoringJob.Status.PENDING)
+            | Q(status=running, lease_expires_at__lt=timezone.now())
+        )
+        .update(
+            status=running,
+            attempts=F("attempts") + 1,
+            lease_expires_at=lease_until(settings.AUTHORING_LEASE_SECONDS),
+        )
+    )
+    if not claimed:
+        return f"authoring job {job_id} is not pending (done, failed or held by a live try)"
+    job = AuthoringJob.objects.get(pk=job_id)
+    held = {"status": running, "attempts": job.attempts}
+    if job.attempts > settings.AUTHORING_MAX_ATTEMPTS:
+        return _job_finished(job, held, _worker_stopped(job.attempts - 1), failed=True)
+    step = {
+        AuthoringJob.Kind.PROPOSALS: _propose_step,
+        AuthoringJob.Kind.BOOKS: _books_step,
+        AuthoringJob.Kind.RERUNS: _reruns_step,
+    }[job.kind]
+    try:
+        with LeaseKeeper(AuthoringJob, job.pk, settings.AUTHORING_LEASE_SECONDS, **held):
+            outcome = step(job.ids, job.queued_at)
+    except AuthoringError as error:
+        return _job_finished(job, held, str(error), failed=True)
+    except Exception as error:  # a bug, not a bad reply: record it, then raise
+        _job_finished(job, held, f"crashed: {error!r}", failed=True)
+        raise
+    return _job_finished(job, held, outcome)
+
+
+def _worker_stopped(attempts: int) -> str:
+    return f"its worker stopped {attempts} times without finishing; launch it again to retry"
+
+
+def _job_finished(job: AuthoringJob, held: dict, outcome: str, *, failed: bool = False) -> str:
+    status = AuthoringJob.Status.FAILED if failed else AuthoringJob.Status.DONE
+    recorded = AuthoringJob.objects.filter(pk=job.pk, **held).update(
+        status=status, outcome=outcome[:500], finished_at=timezone.now(), lease_expires_at=None
+    )
+    if not recorded:
+        logger.warning("authoring job %s: this try was taken over", job.pk)
+    return outcome
+
+
+def _propose_step(ids: list[int], since: datetime) -> str:
+    brief = ProposalBrief.objects.filter(pk=ids[0]).first()
+    if brief is None:
+        return f"brief {ids[0]} no longer exists"
+    if brief.last_asked_at and brief.last_asked_at >= since:
+        return f"brief {brief.pk} was answered after this job was queued: nothing to do"
+    proposals = do_propose_domains(brief)
+    return f"{len(proposals)} proposal(s) stored"
+
+
+def _books_step(ids: list[int], since: datetime) -> str:
+    # Instances given a passing book since the job was queued (by an earlier try) are done.
+    written = KnowledgeBook.objects.filter(
+        author=KnowledgeBook.Author.LLM,
+        passed_check=True,
+        created_at__gte=since,
+        instance_id__in=ids,
+    ).values("instance_id")
+    instances = Instance.objects.filter(pk__in=ids).exclude(pk__in=written).select_related("domain")
+    report = do_write_llm_books(instances.order_by("pk"))
+    return f"{report.passed} of {len(report.results)} book(s) passed {report.stopped}".strip()
+
+
+def _reruns_step(ids: list[int], since: datetime) -> str:
+    done = set(
+        LLMCall.objects.filter(rerun_of_id__in=ids, started_at__gte=since).values_list(
+            "rerun_of_id", flat=True
+        )
+    )
+    failures = []
+    for call_id in ids:
+        if call_id in done:
+            continue
+        try:
+            do_rerun_call(call_id)
+        except AuthoringError as error:
+            failures.append(str(error))
+    return "; ".join(failures) or f"{len(ids)} call(s) re-run"
+
+
+def requeue_stalled_authoring_jobs() -> list[int]:
+    """Beat, every ``REQUEUE_STALLED_SECONDS``: queue again the authoring jobs whose worker
+    died (running past their lease), or after ``AUTHORING_MAX_ATTEMPTS`` tries fail them
+    with the reason; and those still pending, unclaimed, ``AUTHORING_PENDING_GRACE_SECONDS``
+    after they were queued (a lost message, or one taken by a worker that died before
+    starting it), at most once per grace period. Queueing twice is harmless: only one try
+    can claim a job. Returns the ids queued."""
+    from engine.tasks import run_authoring_job_task
+
+    now = timezone.now()
+    grace = timedelta(seconds=settings.AUTHORING_PENDING_GRACE_SECONDS)
+    lapsed = Q(status=AuthoringJob.Status.RUNNING, lease_expires_at__lt=now)
+    lost = Q(status=AuthoringJob.Status.PENDING, queued_at__lt=now - grace) & (
+        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    )
+    queued = []
+    for job_id, attempts in AuthoringJob.objects.filter(lapsed | lost).values_list(
+        "pk", "attempts"
+    ):
+        if attempts >= settings.AUTHORING_MAX_ATTEMPTS:
+            AuthoringJob.objects.filter(lapsed, pk=job_id, attempts=attempts).update(
+                status=AuthoringJob.Status.FAILED,
+                outcome=_worker_stopped(attempts),
+                finished_at=now,
+                lease_expires_at=None,
+            )
+            logger.warning("authoring job %s failed: its worker stopped", job_id)
+            continue
+        AuthoringJob.objects.filter(lost, pk=job_id).update(lease_expires_at=now + grace)
+        logger.warning("authoring job %s stalled; queued again", job_id)
+        run_authoring_job_task.delay(job_id)
+        queued.append(job_id)
+    return queued

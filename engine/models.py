@@ -446,6 +446,47 @@ class LLMCall(models.Model):
         return self.prompt_tokens + self.completion_tokens
 
 
+class AuthoringJob(models.Model):
+    """One queued authoring job that has no row of its own to hold a lease: a brief's
+    proposals, a batch of LLM books, re-runs of recorded calls (``engine.authoring``).
+
+    The job is claimed with a lease that its worker renews while it runs
+    (``benchmark.jobs``); beat's sweep queues it again when its worker died, and after
+    ``AUTHORING_MAX_ATTEMPTS`` tries fails it with the reason. A try given the time it was
+    queued skips what was done since (an answered brief, instances that got a passing book,
+    calls already re-run), so a second try does the rest only.
+    """
+
+    class Kind(models.TextChoices):
+        PROPOSALS = "proposals", "a brief's proposals"
+        BOOKS = "books", "LLM books"
+        RERUNS = "reruns", "re-runs of recorded calls"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    # The brief's id, or the instances' or the calls' ids.
+    ids = models.JSONField(default=list)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    queued_at = models.DateTimeField(db_index=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # What the last try reported, or why the job failed.
+    outcome = models.CharField(max_length=500, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-queued_at"]
+        indexes = [models.Index(fields=["status", "lease_expires_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} ({self.status})"
+
+
 # -- task families (engine.core.families; docs/task-families.md) --------------------------------
 
 

@@ -7,6 +7,7 @@ import json
 from io import StringIO
 
 import pytest
+import time_machine
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from rest_framework.test import APIClient
@@ -205,15 +206,19 @@ def test_command_arguments_are_checked(orchard, llm):
         call_command("write_llm_books", "orchard", "--truths", "9", "--actions", "4")
 
 
-def test_a_book_job_delivered_again_writes_only_what_is_left(orchard, llm):
-    """The job is acknowledged late (a dying worker's message is delivered again); a
-    second delivery skips the instances given a passing book since it was queued."""
+def test_a_book_job_taken_over_writes_only_what_is_left(
+    orchard, llm, django_capture_on_commit_callbacks
+):
+    """A book job holds a lease (engine.authoring.run_authoring_job): a try whose worker
+    died is taken over by beat's sweep, and the new try skips the instances given a passing
+    book since the job was queued."""
+    from datetime import timedelta
+
     from django.utils import timezone
 
-    from engine.tasks import propose_domains_task, rerun_llm_calls_task, write_llm_books_task
+    from engine import authoring
+    from engine.models import AuthoringJob
 
-    for task in (write_llm_books_task, propose_domains_task, rerun_llm_calls_task):
-        assert task.acks_late and task.reject_on_worker_lost
     instances = list(orchard.instances.order_by("seed"))
 
     def book_for(request):
@@ -223,17 +228,28 @@ def test_a_book_job_delivered_again_writes_only_what_is_left(orchard, llm):
 
     router = Router(book=[book_for], review=[APPROVE])
     llm(router)
-    queued_at = timezone.now().isoformat()
     ids = [instance.pk for instance in instances]
-    # The first delivery died after the first instance's book was stored.
-    assert "1 of 1" in write_llm_books_task(ids[:1], queued_at)
-    calls = LLMCall.objects.count()
-    # Delivered again with the whole chunk: only the other instances are written.
-    assert f"{len(ids) - 1} of {len(ids) - 1} book(s) passed" in write_llm_books_task(
-        ids, queued_at
+    with django_capture_on_commit_callbacks():  # queued, not yet taken by a worker
+        assert authoring.launch_llm_books(ids) == 1
+    job = AuthoringJob.objects.get()
+    assert job.kind == "books" and job.ids == ids and job.status == "pending"
+    # The first try wrote the first instance's book, then its worker died.
+    AuthoringJob.objects.filter(pk=job.pk).update(
+        status="running", attempts=1, lease_expires_at=timezone.now() + timedelta(seconds=30)
     )
+    authoring.do_write_llm_books(Instance.objects.filter(pk=ids[0]))
+    calls = LLMCall.objects.count()
+    assert authoring.requeue_stalled_authoring_jobs() == []  # its lease is still live
+    with time_machine.travel(timezone.now() + timedelta(seconds=31), tick=False):
+        # Queued again; without a broker the job runs in-process at once.
+        assert authoring.requeue_stalled_authoring_jobs() == [job.pk]
+    job.refresh_from_db()
+    assert job.status == "done" and job.attempts == 2 and job.lease_expires_at is None
+    assert f"{len(ids) - 1} of {len(ids) - 1} book(s) passed" in job.outcome
     assert KnowledgeBook.objects.filter(instance_id=ids[0], author="llm").count() == 1
     assert LLMCall.objects.count() == calls + 2 * (len(ids) - 1)  # a book and a review each
-    # Delivered a third time: nothing is left to do, and no LLM call is made.
-    assert "0 of 0" in write_llm_books_task(ids, queued_at)
+    # Delivered again: the job is done, nothing is claimed and no LLM call is made.
+    assert "not pending" in authoring.run_authoring_job(job.pk)
     assert LLMCall.objects.count() == calls + 2 * (len(ids) - 1)
+    job.refresh_from_db()
+    assert job.attempts == 2

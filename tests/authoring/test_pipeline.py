@@ -10,12 +10,20 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
+from engine.authoring import run_authoring_job
 from engine.core import authoring as core
 from engine.core.families.kumo.book import check_book, write_book
 from engine.core.families.kumo.domain_io import domain_from_json
-from engine.models import Domain, DomainProposal, KnowledgeBook, LLMCall, ProposalBrief
-from engine.tasks import propose_domains_task
+from engine.models import (
+    AuthoringJob,
+    Domain,
+    DomainProposal,
+    KnowledgeBook,
+    LLMCall,
+    ProposalBrief,
+)
 from tests.authoring.helpers import COST_PER_CALL, Router, big_domain_data, proposals_reply, reply
 
 pytestmark = pytest.mark.django_db
@@ -71,12 +79,19 @@ def test_brief_to_domain_to_books_through_the_admin(
     assert "Asked the LLM for proposals on 1 brief(s)" in response.content.decode()
     proposals = {p.name: p for p in DomainProposal.objects.all()}
     assert set(proposals) == {"wild-fauna", "deep-sea-life"}
-    # Delivered again (its worker died after the answer was stored): not asked twice.
-    brief.refresh_from_db()
+    job = AuthoringJob.objects.get()
+    assert job.kind == "proposals" and job.status == "done" and job.attempts == 1
+    assert job.outcome == "2 proposal(s) stored"
+    # Taken over (its worker died after the answer was stored, its lease lapsed): the new
+    # try finds the brief answered since the job was queued and does not ask again.
+    AuthoringJob.objects.filter(pk=job.pk).update(
+        status="running", lease_expires_at=timezone.now() - timedelta(seconds=1)
+    )
     calls = LLMCall.objects.count()
-    queued_at = (brief.last_asked_at - timedelta(seconds=1)).isoformat()
-    assert "nothing to do" in propose_domains_task(brief.pk, queued_at)
+    assert "nothing to do" in run_authoring_job(job.pk)
     assert LLMCall.objects.count() == calls and DomainProposal.objects.count() == 2
+    job.refresh_from_db()
+    assert job.status == "done" and job.attempts == 2
     fauna = proposals["wild-fauna"]
     assert fauna.title == "Wild Fauna" and fauna.goal == "Find which wild-fauna is at work."
     assert fauna.truth_noun == "animal" and fauna.brief == brief
