@@ -28,7 +28,10 @@ echo "== lint: ruff check and ruff format --check (house style)"
 
 # The two passes are independent (their own databases, channel layers and temporary files),
 # so they run side by side, each line prefixed with its pass; TEST_PASSES=sequential runs
-# one after the other.
+# one after the other. The production pass itself runs in two processes (TEST_LANE, see
+# tests/conftest.py): tests/production (the recipe's processes and faults: mostly waiting
+# for leases, restarts and idle sockets) beside everything else, each on its own test
+# database and Redis database.
 embedded() {
   env -u DATABASE_URL -u REDIS_URL -u CELERY_BROKER_URL \
     .venv/bin/python -m pytest -p no:cacheprovider -m "not production" "$@"
@@ -37,28 +40,48 @@ production() {
   DATABASE_URL=${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/kumo} \
   REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379/15} \
   REDIS_SOCKET_TIMEOUT=${TEST_REDIS_SOCKET_TIMEOUT:-6} \
-  SECRET_KEY=test-only-secret DEBUG=1 \
+  SECRET_KEY=test-only-secret DEBUG=1 TEST_LANE=main \
     .venv/bin/python -m pytest -p no:cacheprovider "$@"
+}
+services() {
+  DATABASE_URL=${TEST_SERVICES_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/kumo_services} \
+  REDIS_URL=${TEST_SERVICES_REDIS_URL:-redis://127.0.0.1:6379/14} \
+  REDIS_SOCKET_TIMEOUT=${TEST_REDIS_SOCKET_TIMEOUT:-6} \
+  SECRET_KEY=test-only-secret DEBUG=1 TEST_LANE=services \
+    .venv/bin/python -m pytest -p no:cacheprovider "$@"
+}
+# A lane left with no test by the arguments (e.g. ./test.sh tests/play) has passed.
+lane() {
+  local status=0
+  "$@" || status=$?
+  [ "$status" = 5 ] && status=0
+  return "$status"
 }
 
 if [ "${TEST_PASSES:-parallel}" = sequential ]; then
   echo "== embedded default: SQLite, in-memory channel layer, in-process Celery"
-  embedded "$@"
+  lane embedded "$@"
   echo "== production stack: PostgreSQL, Redis, Celery worker"
-  production "$@"
+  lane production "$@"
+  lane services "$@"
   exit 0
 fi
 
 echo "== embedded default (SQLite, in-memory channel layer, in-process Celery) and"
 echo "== production stack (PostgreSQL, Redis, Celery worker), side by side"
 set +e
-embedded "$@" 2>&1 | sed -u 's/^/[embedded] /' &
+lane embedded "$@" 2>&1 | sed -u 's/^/[embedded] /' &
 embedded_pid=$!
-production "$@" 2>&1 | sed -u 's/^/[production] /' &
+lane production "$@" 2>&1 | sed -u 's/^/[production] /' &
 production_pid=$!
+lane services "$@" 2>&1 | sed -u 's/^/[services] /' &
+services_pid=$!
 wait "$embedded_pid"; embedded_status=$?
 wait "$production_pid"; production_status=$?
+wait "$services_pid"; services_status=$?
 set -e
-echo "== embedded default: $([ "$embedded_status" = 0 ] && echo passed || echo "FAILED ($embedded_status)")"
-echo "== production stack: $([ "$production_status" = 0 ] && echo passed || echo "FAILED ($production_status)")"
-[ "$embedded_status" = 0 ] && [ "$production_status" = 0 ]
+verdict() { [ "$1" = 0 ] && echo passed || echo "FAILED ($1)"; }
+echo "== embedded default: $(verdict "$embedded_status")"
+echo "== production stack: $(verdict "$production_status")"
+echo "== production stack, tests/production: $(verdict "$services_status")"
+[ "$embedded_status" = 0 ] && [ "$production_status" = 0 ] && [ "$services_status" = 0 ]

@@ -22,6 +22,42 @@ hypothesis_settings.register_profile(
 )
 hypothesis_settings.load_profile("kumo")
 
+
+def _delete_instead_of_truncate() -> None:
+    """Between transactional tests on PostgreSQL, empty the tables with DELETE, not TRUNCATE.
+
+    Django's test flush truncates every table (about 60) after each transactional test, then
+    writes the content types and permissions again: 0.3-0.5 s on an idle machine, over 2 s on
+    a busy one, for tables holding a few rows; the suite has hundreds of such tests. DELETE
+    of a few rows takes milliseconds. The content types and permissions stay (they are the
+    same for the whole run: the schema does not change), the foreign keys (deferrable, as
+    Django makes them) are checked at the flush's commit, and the sequences run on, as they
+    do with Django's own flush unless a test asks to reset them (then Django's is used).
+    """
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    django_sql_flush = DatabaseOperations.sql_flush
+    kept = {"django_content_type", "auth_permission"}
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if reset_sequences:
+            return django_sql_flush(
+                self, style, tables, reset_sequences=True, allow_cascade=allow_cascade
+            )
+        emptied = [table for table in tables if table not in kept]
+        if not emptied:
+            return []
+        return ["SET CONSTRAINTS ALL DEFERRED"] + [
+            f"{style.SQL_KEYWORD('DELETE FROM')} {style.SQL_FIELD(self.quote_name(table))}"
+            for table in emptied
+        ]
+
+    DatabaseOperations.sql_flush = sql_flush
+
+
+if os.environ.get("DATABASE_URL", "").startswith("postgres"):
+    _delete_instead_of_truncate()
+
 # A small, valid domain in our JSON format: 8 truths, 7 actions, both outcome types.
 SMALL_DOMAIN = {
     "format": "kumo-domain/1",
@@ -251,11 +287,33 @@ def _is_pure(item: pytest.Item) -> bool:
     return not SERVICE_FIXTURES & set(getattr(item, "fixturenames", ()))
 
 
+def _is_backend_neutral(item: pytest.Item) -> bool:
+    return item.get_closest_marker("backend_neutral") is not None
+
+
+def _lane_leaves_out(item: pytest.Item) -> bool:
+    """./test.sh runs the production pass in two processes side by side (TEST_LANE):
+    ``services`` runs tests/production (the recipe's processes, faults, waits for leases and
+    idle sockets: mostly waiting, little CPU), ``main`` everything else."""
+    lane = os.environ.get("TEST_LANE", "")
+    if not lane:
+        return False
+    in_services = "/tests/production/" in Path(str(item.path)).as_posix()
+    return in_services != (lane == "services")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not os.environ.get("DATABASE_URL"):
         return
-    pure = [item for item in items if _is_pure(item)]
-    if pure:
-        config.hook.pytest_deselected(items=pure)
-        keep = set(map(id, pure))
-        items[:] = [item for item in items if id(item) not in keep]
+    # Pure engine tests and backend-neutral ones (a page's layout or a game's logic over every
+    # case, with the database as plain storage; the production pass runs the same paths on
+    # fewer cases elsewhere) run in the embedded pass only.
+    left_out = [
+        item
+        for item in items
+        if _is_pure(item) or _is_backend_neutral(item) or _lane_leaves_out(item)
+    ]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        gone = set(map(id, left_out))
+        items[:] = [item for item in items if id(item) not in gone]

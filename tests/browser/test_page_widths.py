@@ -12,6 +12,7 @@ import re
 from io import StringIO
 from pathlib import Path
 
+import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from playwright.sync_api import Page, expect, sync_playwright
@@ -94,6 +95,8 @@ class Widths:
         assert not self.misfits, "pages wider than their viewport:\n" + "\n".join(self.misfits)
 
 
+# Layout: what a page's width is does not depend on the database behind it.
+@pytest.mark.backend_neutral
 class PageWidthTests(BrowserTestCase):
     def setUp(self):
         super().setUp()

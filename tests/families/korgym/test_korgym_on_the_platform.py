@@ -16,7 +16,6 @@ from engine import families
 from engine.core.families.base import get_family
 from engine.models import FamilyAttempt
 
-pytestmark = pytest.mark.django_db(transaction=True)
 KORGYM = get_family("korgym")
 KINDS = sorted(KORGYM.kinds)
 
@@ -36,6 +35,10 @@ def test_the_reference_wins_every_game(kind):
         assert score.correct and score.value == 1.0, (kind, seed, score)
 
 
+# Every game through the runner: the games' logic over every kind; the runner's storage on
+# PostgreSQL is checked by the runner's own tests.
+@pytest.mark.backend_neutral
+@pytest.mark.django_db(transaction=True)
 def test_chat_models_play_every_game_turn_by_turn_as_korgym_does():
     """A model that plays the reference's actions, reading only the board it is sent, wins
     every game; one that never writes "Answer:" wins none and every reply is a parse error.
@@ -72,6 +75,7 @@ def test_chat_models_play_every_game_turn_by_turn_as_korgym_does():
         assert not lost.correct and lost.parse_error, kind
 
 
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_game_has_a_page_with_its_board_and_no_secret(make_user, play_family, kind):
     client = Client()
