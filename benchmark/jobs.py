@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.db import connection
+from django.db.models import F, Q
 from django.utils import timezone
 
 logger = logging.getLogger(__name__)
@@ -74,3 +76,63 @@ class LeaseKeeper(threading.Thread):
 
     def __exit__(self, *exc_info) -> None:
         self.stop()
+
+
+def claim_with_lease(model, pk: int, seconds: float) -> bool:
+    """Claim a job row of ``model`` (a ``Status`` with PENDING and RUNNING, ``attempts`` and
+    ``lease_expires_at``) with one conditional update: a pending row, or one running under a
+    lapsed lease (its worker died). The claim counts an attempt and writes a lease of
+    ``seconds``. Returns whether it was claimed: nothing is claimed when the row is done,
+    failed or held by a live try, so a job delivered twice runs once. The try holds the row
+    while its status is running with the attempt count it read after the claim."""
+    running = model.Status.RUNNING
+    claimable = Q(status=model.Status.PENDING) | Q(
+        status=running, lease_expires_at__lt=timezone.now()
+    )
+    return bool(
+        model.objects.filter(claimable, pk=pk).update(
+            status=running, attempts=F("attempts") + 1, lease_expires_at=lease_until(seconds)
+        )
+    )
+
+
+def requeue_stalled(
+    model,
+    *,
+    queued_field: str,
+    grace_seconds: float,
+    max_attempts: int,
+    failed: Callable[[int], dict],
+    queue: Callable[[int], object],
+) -> list[int]:
+    """The beat sweep over ``model``'s job rows (as :func:`claim_with_lease` claims them).
+
+    A row running past its lease lost its worker: ``queue(pk)`` queues it again, or after
+    ``max_attempts`` tries it is failed with ``failed(attempts)`` (the fields that say why).
+    A row pending, unclaimed, ``grace_seconds`` after ``queued_field`` lost its message (a
+    broker restart, a worker that died before starting it) or waits behind others: it is
+    queued again at most once per grace period (its ``lease_expires_at`` says when next).
+    Queueing twice is harmless: only one try can claim a row. Returns the ids queued."""
+    now = timezone.now()
+    grace = timedelta(seconds=grace_seconds)
+    lapsed = Q(status=model.Status.RUNNING, lease_expires_at__lt=now)
+    lost = Q(status=model.Status.PENDING, **{f"{queued_field}__lt": now - grace}) & (
+        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    )
+    name = model._meta.verbose_name
+    queued = []
+    for pk, attempts in model.objects.filter(lapsed | lost).values_list("pk", "attempts"):
+        if attempts >= max_attempts:
+            model.objects.filter(lapsed, pk=pk, attempts=attempts).update(
+                status=model.Status.FAILED,
+                finished_at=now,
+                lease_expires_at=None,
+                **failed(attempts),
+            )
+            logger.warning("%s %s failed: its worker stopped", name, pk)
+            continue
+        model.objects.filter(lost, pk=pk).update(lease_expires_at=now + grace)
+        logger.warning("%s %s stalled; queued again", name, pk)
+        queue(pk)
+        queued.append(pk)
+    return queued

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from benchmark.jobs import LeaseKeeper, lease_until
+from benchmark.jobs import LeaseKeeper, claim_with_lease, lease_until, requeue_stalled
 from benchmark.llm import ChatClient, ChatReply, LLMError
 from engine.actions import EngineError, do_import_domain
 from engine.core import authoring as core
@@ -706,23 +706,10 @@ def run_authoring_job(job_id: int) -> str:
     3. Run the step while a ``LeaseKeeper`` renews the lease, skipping what was done since
        the job was queued; record the outcome if this try still holds the job.
     """
-    running = AuthoringJob.Status.RUNNING
-    claimed = (
-        AuthoringJob.objects.filter(pk=job_id)
-        .filter(
-            Q(status=AuthoringJob.Status.PENDING)
-            | Q(status=running, lease_expires_at__lt=timezone.now())
-        )
-        .update(
-            status=running,
-            attempts=F("attempts") + 1,
-            lease_expires_at=lease_until(settings.AUTHORING_LEASE_SECONDS),
-        )
-    )
-    if not claimed:
+    if not claim_with_lease(AuthoringJob, job_id, settings.AUTHORING_LEASE_SECONDS):
         return f"authoring job {job_id} is not pending (done, failed or held by a live try)"
     job = AuthoringJob.objects.get(pk=job_id)
-    held = {"status": running, "attempts": job.attempts}
+    held = {"status": AuthoringJob.Status.RUNNING, "attempts": job.attempts}
     if job.attempts > settings.AUTHORING_MAX_ATTEMPTS:
         return _job_finished(job, held, _worker_stopped(job.attempts - 1), failed=True)
     step = {
@@ -804,27 +791,11 @@ def requeue_stalled_authoring_jobs() -> list[int]:
     can claim a job. Returns the ids queued."""
     from engine.tasks import run_authoring_job_task
 
-    now = timezone.now()
-    grace = timedelta(seconds=settings.AUTHORING_PENDING_GRACE_SECONDS)
-    lapsed = Q(status=AuthoringJob.Status.RUNNING, lease_expires_at__lt=now)
-    lost = Q(status=AuthoringJob.Status.PENDING, queued_at__lt=now - grace) & (
-        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    return requeue_stalled(
+        AuthoringJob,
+        queued_field="queued_at",
+        grace_seconds=settings.AUTHORING_PENDING_GRACE_SECONDS,
+        max_attempts=settings.AUTHORING_MAX_ATTEMPTS,
+        failed=lambda attempts: {"outcome": _worker_stopped(attempts)},
+        queue=run_authoring_job_task.delay,
     )
-    queued = []
-    for job_id, attempts in AuthoringJob.objects.filter(lapsed | lost).values_list(
-        "pk", "attempts"
-    ):
-        if attempts >= settings.AUTHORING_MAX_ATTEMPTS:
-            AuthoringJob.objects.filter(lapsed, pk=job_id, attempts=attempts).update(
-                status=AuthoringJob.Status.FAILED,
-                outcome=_worker_stopped(attempts),
-                finished_at=now,
-                lease_expires_at=None,
-            )
-            logger.warning("authoring job %s failed: its worker stopped", job_id)
-            continue
-        AuthoringJob.objects.filter(lost, pk=job_id).update(lease_expires_at=now + grace)
-        logger.warning("authoring job %s stalled; queued again", job_id)
-        run_authoring_job_task.delay(job_id)
-        queued.append(job_id)
-    return queued

@@ -35,10 +35,10 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
-from benchmark.jobs import LeaseKeeper, lease_until
+from benchmark.jobs import LeaseKeeper, claim_with_lease, requeue_stalled
 from engine import families, practice
 from engine.core.families.base import FamilyError, SeedRefused, get_family
 from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
@@ -189,24 +189,12 @@ def run_family_practice_request(request_id: int) -> str:
        this try still holds the claim: a try that lost its lease and was taken over starts
        nothing, so one request never gives the player two attempts.
     """
-    running = FamilyPracticeRequest.Status.RUNNING
-    now = timezone.now()
-    claimed = (
-        FamilyPracticeRequest.objects.filter(pk=request_id)
-        .filter(
-            Q(status=FamilyPracticeRequest.Status.PENDING)
-            | Q(status=running, lease_expires_at__lt=now)
-        )
-        .update(
-            status=running,
-            attempts=F("attempts") + 1,
-            lease_expires_at=lease_until(settings.FAMILY_PRACTICE_LEASE_SECONDS),
-        )
-    )
-    if not claimed:
+    if not claim_with_lease(
+        FamilyPracticeRequest, request_id, settings.FAMILY_PRACTICE_LEASE_SECONDS
+    ):
         return f"request {request_id} is not pending (done, failed or held by a live try)"
     request = FamilyPracticeRequest.objects.select_related("player").get(pk=request_id)
-    held = {"status": running, "attempts": request.attempts}
+    held = {"status": FamilyPracticeRequest.Status.RUNNING, "attempts": request.attempts}
     if request.attempts > settings.FAMILY_PRACTICE_MAX_ATTEMPTS:
         return _finish(request, held, error=_worker_stopped(request.attempts - 1))
     keeper = LeaseKeeper(
@@ -279,32 +267,14 @@ def requeue_stalled_practice_requests() -> list[int]:
     """
     from engine.tasks import generate_family_practice_task
 
-    now = timezone.now()
-    grace = timedelta(seconds=settings.FAMILY_PRACTICE_PENDING_GRACE_SECONDS)
-    lapsed = Q(status=FamilyPracticeRequest.Status.RUNNING, lease_expires_at__lt=now)
-    lost = Q(status=FamilyPracticeRequest.Status.PENDING, created_at__lt=now - grace) & (
-        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    return requeue_stalled(
+        FamilyPracticeRequest,
+        queued_field="created_at",
+        grace_seconds=settings.FAMILY_PRACTICE_PENDING_GRACE_SECONDS,
+        max_attempts=settings.FAMILY_PRACTICE_MAX_ATTEMPTS,
+        failed=lambda attempts: {"error": _worker_stopped(attempts)},
+        queue=generate_family_practice_task.delay,
     )
-    queued = []
-    for request_id, attempts in FamilyPracticeRequest.objects.filter(lapsed | lost).values_list(
-        "pk", "attempts"
-    ):
-        if attempts >= settings.FAMILY_PRACTICE_MAX_ATTEMPTS:
-            FamilyPracticeRequest.objects.filter(lapsed, pk=request_id, attempts=attempts).update(
-                status=FamilyPracticeRequest.Status.FAILED,
-                error=_worker_stopped(attempts),
-                finished_at=now,
-                lease_expires_at=None,
-            )
-            logger.warning("family practice request %s failed: its worker stopped", request_id)
-            continue
-        FamilyPracticeRequest.objects.filter(lost, pk=request_id).update(
-            lease_expires_at=now + grace
-        )
-        logger.warning("family practice request %s stalled; queued again", request_id)
-        generate_family_practice_task.delay(request_id)
-        queued.append(request_id)
-    return queued
 
 
 def request_state(request: FamilyPracticeRequest) -> dict:
