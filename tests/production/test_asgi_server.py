@@ -20,7 +20,7 @@ from django.test import Client
 
 from engine import sessions
 from engine.models import Instance, PlaySession
-from tests.production.test_stack import ROOT, child_env, wait_for
+from tests.production.test_stack import ROOT, child_env, stop_group, wait_for
 
 pytestmark = [pytest.mark.production, pytest.mark.django_db(transaction=True)]
 
@@ -70,13 +70,7 @@ def uvicorn(workers: int = 2, log: Path | None = None, args: tuple[str, ...] = (
         wait_for(lambda: _get(f"{base}/health/") is not None, "uvicorn to answer", limit=60)
         yield process, base, port
     finally:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=20)
-        except ProcessLookupError:  # a test stopped it already
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+        stop_group(process)
         if log:
             output.close()
 

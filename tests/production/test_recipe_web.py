@@ -21,7 +21,7 @@ from django.test import Client
 from engine import sessions
 from engine.models import Instance, PracticeGame
 from tests.production.test_asgi_server import free_port
-from tests.production.test_stack import ROOT, child_env, wait_for
+from tests.production.test_stack import ROOT, child_env, stop_group, wait_for
 
 pytestmark = [pytest.mark.production, pytest.mark.django_db(transaction=True)]
 
@@ -69,13 +69,7 @@ def procfile_process(log: Path, **env: str):
             assert process.poll() is None, log.read_text()
             yield process, port
         finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            stop_group(process)
 
 
 def _answers(port: int) -> bool:

@@ -69,6 +69,22 @@ def celery(*args: str):
             process.kill()
 
 
+def stop_group(process: subprocess.Popen, grace: float = 20) -> None:
+    """Stop a process started in a process group of its own, as systemd stops a unit:
+    SIGTERM to the group, then SIGKILL if it has not exited within ``grace`` seconds. A
+    process that has exited already (a test stopped or killed it) is left alone."""
+    if process.poll() is not None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=grace)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
 def wait_for(condition, what: str, limit: float = 90.0):
     """Poll a condition; the limit only bounds a hung run, it is not a performance check."""
     deadline = time.monotonic() + limit

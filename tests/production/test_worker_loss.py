@@ -16,7 +16,13 @@ import pytest
 from engine.models import Instance
 from leaderboard import actions
 from leaderboard.models import Submission
-from tests.production.test_stack import ROOT, child_env, clean_broker, wait_for  # noqa: F401
+from tests.production.test_stack import (  # noqa: F401
+    ROOT,
+    child_env,
+    clean_broker,
+    stop_group,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.production, pytest.mark.django_db(transaction=True)]
 
@@ -64,13 +70,7 @@ def recipe_process(*args: str, log):
     try:
         yield process
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_group(process)
         output.close()
 
 
