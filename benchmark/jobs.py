@@ -107,12 +107,15 @@ def requeue_stalled(
 ) -> list[int]:
     """The beat sweep over ``model``'s job rows (as :func:`claim_with_lease` claims them).
 
-    A row running past its lease lost its worker: ``queue(pk)`` queues it again, or after
-    ``max_attempts`` tries it is failed with ``failed(attempts)`` (the fields that say why).
-    A row pending, unclaimed, ``grace_seconds`` after ``queued_field`` lost its message (a
-    broker restart, a worker that died before starting it) or waits behind others: it is
-    queued again at most once per grace period (its ``lease_expires_at`` says when next).
-    Queueing twice is harmless: only one try can claim a row. Returns the ids queued."""
+    A row running past its lease lost its worker: it goes back to pending and ``queue(pk)``
+    queues it again, or after ``max_attempts`` tries it is failed with ``failed(attempts)``
+    (the fields that say why). A row pending, unclaimed, ``grace_seconds`` after
+    ``queued_field`` lost its message (a broker restart, a worker that died before starting
+    it) or waits behind others: it is queued again. Either way the row is queued at most
+    once per grace period (its ``lease_expires_at`` says when next; the update that sets it
+    is conditional, so two sweeps at once queue it once), as evaluation runs and rounds are:
+    a sweep every few seconds does not pile messages up behind busy workers. Returns the ids
+    queued."""
     now = timezone.now()
     grace = timedelta(seconds=grace_seconds)
     lapsed = Q(status=model.Status.RUNNING, lease_expires_at__lt=now)
@@ -131,8 +134,10 @@ def requeue_stalled(
             )
             logger.warning("%s %s failed: its worker stopped", name, pk)
             continue
-        model.objects.filter(lost, pk=pk).update(lease_expires_at=now + grace)
-        logger.warning("%s %s stalled; queued again", name, pk)
-        queue(pk)
-        queued.append(pk)
+        if model.objects.filter(lapsed | lost, pk=pk).update(
+            status=model.Status.PENDING, lease_expires_at=now + grace
+        ):
+            logger.warning("%s %s stalled; queued again", name, pk)
+            queue(pk)
+            queued.append(pk)
     return queued
