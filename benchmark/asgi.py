@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django (a KUMO move with an API token by its lean route,
+engine/fast_moves.py), websockets through Channels."""
 
 from __future__ import annotations
 
@@ -28,10 +29,11 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from benchmark.routing import websocket_urlpatterns  # noqa: E402
+from engine.fast_moves import FastMoves  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": FastMoves(django_asgi_app),
         "websocket": AllowedHostsOriginValidator(
             auth_middleware_stack(URLRouter(websocket_urlpatterns))
         ),

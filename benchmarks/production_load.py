@@ -709,8 +709,9 @@ def saturate(args) -> None:
     with stack() as running:
         levels = [int(level) for level in args.levels.split(",")]
         # Fresh players at each level, each with more games than it can finish: every
-        # request is a real move (no replays of finished games answered 409).
-        players = seed_players(running, sum(levels), 150)
+        # request is a real move (no replays of finished games answered 409). A player
+        # with no think time finishes up to about 15 games a second.
+        players = seed_players(running, sum(levels), 150 + 20 * int(args.duration))
         running.start_web()
         print(running.describe())
         print(f"{running.web_workers} uvicorn workers, moves over HTTP")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -119,6 +118,39 @@ class SessionDetail(APIView):
         return Response(sessions.session_state(_own_session(request, session_id)))
 
 
+def move_reply(kind: str, session_id: int, user, name: str) -> tuple[int, dict]:
+    """The API's answer to a move, as (status, body): a ``kind`` of ``"action"`` plays an
+    information action, ``"answer"`` names the truth.
+
+    The views below answer with it, and so does the lean route of a token-authenticated
+    move (``engine.fast_moves``), so the two can never say different things.
+    """
+    move = sessions.take_action if kind == "action" else sessions.answer
+    try:
+        # The move itself checks that the session is the caller's (one query, locked).
+        outcome = move(session_id, user, name)
+    except sessions.SessionNotFound as error:
+        return status.HTTP_404_NOT_FOUND, {"error": str(error)}
+    except sessions.SessionFinished as error:
+        return status.HTTP_409_CONFLICT, {"error": str(error)}
+    except sessions.SessionError as error:
+        return status.HTTP_400_BAD_REQUEST, {"error": str(error)}
+    if not outcome.accepted:
+        return status.HTTP_400_BAD_REQUEST, {
+            "error": outcome.error,
+            "invalid_moves": outcome.session.invalid_moves,
+        }
+    if kind != "action":
+        return status.HTTP_200_OK, sessions.result_payload(outcome.session)
+    return status.HTTP_200_OK, {
+        "action": outcome.step.name,
+        "observation": outcome.observation,
+        "shown": outcome.shown,
+        "actions_taken": outcome.session.actions_taken,
+        "remaining_actions": list(outcome.remaining_actions),
+    }
+
+
 class SessionActions(APIView):
     @extend_schema(
         request=ActionSerializer,
@@ -127,31 +159,10 @@ class SessionActions(APIView):
     def post(self, request, session_id: int):
         serializer = ActionSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        try:
-            # The move itself checks that the session is the caller's (one query, locked).
-            outcome = sessions.take_action(
-                session_id, request.user, serializer.validated_data["action"]
-            )
-        except sessions.SessionNotFound as error:
-            raise Http404(str(error)) from error
-        except sessions.SessionFinished as error:
-            return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
-        except sessions.SessionError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        if not outcome.accepted:
-            return Response(
-                {"error": outcome.error, "invalid_moves": outcome.session.invalid_moves},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        return Response(
-            {
-                "action": outcome.step.name,
-                "observation": outcome.observation,
-                "shown": outcome.shown,
-                "actions_taken": outcome.session.actions_taken,
-                "remaining_actions": list(outcome.remaining_actions),
-            }
+        code, body = move_reply(
+            "action", session_id, request.user, serializer.validated_data["action"]
         )
+        return Response(body, status=code)
 
 
 class SessionAnswer(APIView):
@@ -162,17 +173,7 @@ class SessionAnswer(APIView):
     def post(self, request, session_id: int):
         serializer = AnswerSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        try:
-            outcome = sessions.answer(session_id, request.user, serializer.validated_data["truth"])
-        except sessions.SessionNotFound as error:
-            raise Http404(str(error)) from error
-        except sessions.SessionFinished as error:
-            return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
-        except sessions.SessionError as error:
-            return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
-        if not outcome.accepted:
-            return Response(
-                {"error": outcome.error, "invalid_moves": outcome.session.invalid_moves},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        return Response(sessions.result_payload(outcome.session))
+        code, body = move_reply(
+            "answer", session_id, request.user, serializer.validated_data["truth"]
+        )
+        return Response(body, status=code)

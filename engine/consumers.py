@@ -27,6 +27,7 @@ import logging
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import DatabaseError
+from django.db.models import F
 
 from benchmark.handlers import in_pool
 from benchmark.retry import retried
@@ -44,16 +45,27 @@ LAYER_RETRY_SECONDS = 2.0
 
 @in_pool
 @retried
-def _may_open(user, session_id: int) -> bool:
+def _open(user, session_id: int) -> bool:
+    """Whether the user may watch the session; if so, the socket is counted in its
+    ``watchers`` (moves made elsewhere tell the session's group only while one watches)."""
     session = PlaySession.objects.filter(pk=session_id, player=user).only("instance_id").first()
-    return session is not None and may_play(user, session.instance_id)
+    if session is None or not may_play(user, session.instance_id):
+        return False
+    PlaySession.objects.filter(pk=session_id).update(watchers=F("watchers") + 1)
+    return True
+
+
+@in_pool
+@retried
+def _close(session_id: int) -> None:
+    PlaySession.objects.filter(pk=session_id, watchers__gt=0).update(watchers=F("watchers") - 1)
 
 
 @in_pool
 @retried
 def _play(kind: str, session_id: int, user, name, client) -> tuple[sessions.MoveOutcome, dict]:
     move = sessions.take_action if kind == "action" else sessions.answer
-    outcome = move(session_id, user, name, client)
+    outcome = move(session_id, user, name, client, watching=True)
     return outcome, outcome.state()
 
 
@@ -76,6 +88,8 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
     # in it (it is not while Redis is unreachable).
     group = ""
     grouped = False
+    # Whether this socket is counted in its session's ``watchers``.
+    counted = False
 
     # Channels assigns ``channel_receive`` (the channel layer's receive) and awaits it for
     # as long as the socket is open; one failure would close the socket with 1011. Here a
@@ -113,16 +127,23 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=4401)
             return
-        if not await _may_open(user, self.session_id):
+        if not await _open(user, self.session_id):
             # Same answer for "not yours", "not in your task set" and "does not exist".
             await self.close(code=4404)
             return
+        self.counted = True
         self.group = sessions.group_name(self.session_id)
         await self.join_group()
         await self.accept()
         await self.send_state()
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            self.counted = False
+            try:
+                await _close(self.session_id)
+            except DatabaseError:  # counted in for good: only unneeded events follow
+                logger.warning("session %s: socket not counted out", self.session_id)
         if self.grouped:
             try:
                 await self.channel_layer.group_discard(self.group, self.channel_name)

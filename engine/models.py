@@ -211,6 +211,12 @@ class PlaySession(models.Model):
     # A time limit (a study task's): a move after it ends the game unsolved (see
     # engine.sessions.expire_overdue). None: no limit.
     deadline_at = models.DateTimeField(null=True, blank=True)
+    # Websockets open on this session (engine.consumers counts each in when it opens and out
+    # when it closes). A move tells the session's group only when a socket other than the
+    # mover's own watches, which the move learns from the row it locks anyway. A socket
+    # whose process was killed is never counted out: that costs its session an unneeded
+    # event per move, never a missed one.
+    watchers = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-started_at"]

@@ -11,7 +11,8 @@ The browser (websocket consumer), the HTTP API, the benchmark runner and tests a
 4. when the move ends the game, sends ``session_finished`` inside the same transaction
    (the leaderboard records a ranked game's trajectory there, so a finished ranked game
    and its board entry are committed together or not at all);
-5. after commit, tells the session's websocket group that its state changed.
+5. after commit, tells the session's websocket group that its state changed, when a socket
+   other than the mover's own watches it (``PlaySession.watchers``).
 """
 
 from __future__ import annotations
@@ -144,19 +145,27 @@ def add_client_reports(total: dict | None, report: dict | None) -> dict | None:
     return merged
 
 
-def take_action(session_id: int, player: User, action: str, client=None) -> MoveOutcome:
-    return _move(session_id, player, PlayStep.Kind.ACTION, action, client)
+def take_action(
+    session_id: int, player: User, action: str, client=None, *, watching: bool = False
+) -> MoveOutcome:
+    """Play an information action. ``watching``: the move comes from a websocket open on
+    this session (counted in ``PlaySession.watchers``), which is sent the new state itself."""
+    return _move(session_id, player, PlayStep.Kind.ACTION, action, client, watching)
 
 
-def answer(session_id: int, player: User, truth: str, client=None) -> MoveOutcome:
-    return _move(session_id, player, PlayStep.Kind.ANSWER, truth, client)
+def answer(
+    session_id: int, player: User, truth: str, client=None, *, watching: bool = False
+) -> MoveOutcome:
+    return _move(session_id, player, PlayStep.Kind.ANSWER, truth, client, watching)
 
 
 class TimeUp(SessionFinished):
     """The session's time limit passed: it has ended, unsolved."""
 
 
-def _move(session_id: int, player: User, kind: str, sent: str, client=None) -> MoveOutcome:
+def _move(
+    session_id: int, player: User, kind: str, sent: str, client=None, watching: bool = False
+) -> MoveOutcome:
     if not isinstance(sent, str) or not sent.strip():
         raise SessionError(f"name the {'action' if kind == 'action' else 'truth'} to play")
     if len(sent) > 500:
@@ -182,13 +191,15 @@ def _move(session_id: int, player: User, kind: str, sent: str, client=None) -> M
             _finish_unanswered(session, at=session.deadline_at)
             outcome = None
         else:
-            outcome = _apply_move(session, kind, sent, client, now)
+            outcome = _apply_move(session, kind, sent, client, now, watching)
     if outcome is None:  # raised after the commit: the ended session is kept
         raise TimeUp("time is up for this task: it has ended, unsolved")
     return outcome
 
 
-def _apply_move(session: PlaySession, kind: str, sent: str, client, now) -> MoveOutcome:
+def _apply_move(
+    session: PlaySession, kind: str, sent: str, client, now, watching: bool
+) -> MoveOutcome:
     """Steps 2–5 of a move on a locked, unfinished session (inside ``_move``'s transaction)."""
     steps = move_sql.steps(session)
     game = replay_game(session, steps)
@@ -238,12 +249,16 @@ def _apply_move(session: PlaySession, kind: str, sent: str, client, now) -> Move
     def state() -> dict:
         return _state(session, steps, game)
 
-    # The event carries the step count only: the mover's own socket (if it moved over one)
-    # already has this state and drops it unread; another tab watching reads the state
-    # afresh. Carrying the whole state cost every move its building and encoding, and the
-    # mover's socket its decoding, for the rare second tab.
-    step_count = len(steps)
-    transaction.on_commit(lambda: notify(session.pk, steps=step_count), robust=True)
+    # The session's group is told only when a socket other than the mover's own watches
+    # (``PlaySession.watchers``, read with the locked row): the mover's socket is sent the
+    # state by its consumer, and a group event nobody else reads cost every move a Redis
+    # round trip and the event loop's time (benchmarks/production_load.py). A socket that
+    # opens after the row was read counts itself in behind this move's lock and reads the
+    # state after it, so it misses nothing. The event carries the step count only: a
+    # socket that already has that state drops it; another reads the state afresh.
+    if session.watchers > (1 if watching else 0):
+        step_count = len(steps)
+        transaction.on_commit(lambda: notify(session.pk, steps=step_count), robust=True)
     return MoveOutcome(
         session=session,
         step=step,
@@ -377,7 +392,7 @@ def answer_is_secret(session: PlaySession) -> bool:
     """Whether the instance's round still keeps its answer (see ``leaderboard.access``)."""
     from leaderboard.access import answer_is_secret as secret
 
-    return secret(session.instance_id)
+    return secret(session.instance_id, session.instance.source)
 
 
 def is_ranked(session: PlaySession) -> bool:

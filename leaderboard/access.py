@@ -39,17 +39,22 @@ def playable_instances(queryset: QuerySet[Instance] | None = None) -> QuerySet[I
     return queryset.exclude(source__in=UNLISTED_SOURCES).exclude(Exists(hidden_pins))
 
 
-def answer_is_secret(instance_id: int) -> bool:
+def answer_is_secret(instance_id: int, source: str | None = None) -> bool:
     """Whether a finished game on this instance must still keep its answer to itself.
 
     True for an instance of a ranked game whose round has not closed, and for an instance
     pinned to a round whose instances are not published yet (two small indexed queries).
+    ``source``, the instance's ``Instance.source`` where the caller has it: a ranked game is
+    only ever played on an instance generated for it (``leaderboard.ranked``), so any other
+    instance needs the second query only.
     """
-    ranked_open = RankedGame.objects.filter(instance_id=instance_id).exclude(
-        round__status=Round.Status.CLOSED
-    )
     pinned_unpublished = RoundInstance.objects.filter(instance_id=instance_id).filter(
         ~Q(round__status=Round.Status.CLOSED) | Q(round__published_at__isnull=True)
+    )
+    if source is not None and source != Instance.Source.RANKED:
+        return pinned_unpublished.exists()
+    ranked_open = RankedGame.objects.filter(instance_id=instance_id).exclude(
+        round__status=Round.Status.CLOSED
     )
     return ranked_open.exists() or pinned_unpublished.exists()
 

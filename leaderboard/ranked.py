@@ -238,6 +238,10 @@ def do_start_ranked_game(
 def record_ranked_game(sender, *, session: PlaySession, actions: list[str], **kwargs) -> None:
     """When a ranked game's session ends: store its verified trajectory and mark the
     board stale (inside the finishing transaction, so both commit together)."""
+    if session.instance.source != Instance.Source.RANKED:
+        # A ranked game is always played on an instance generated for it alone
+        # (``_fresh_instance``): any other session ends without a query here.
+        return
     game = (
         RankedGame.objects.filter(session_id=session.pk)
         .select_related("instance")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -110,6 +111,64 @@ async def test_a_second_tab_sees_moves_and_a_reconnect_resumes(orchard, make_use
     state = await receive_state(again)
     assert [step["name"] for step in state["steps"]] == [instance.actions[1]]
     await again.disconnect()
+
+
+async def test_moves_tell_the_sessions_group_only_while_another_socket_watches(orchard, make_user):
+    user, session, instance, cookie = await logged_in_session(make_user)
+    layer = get_channel_layer()
+    # A listener in the session's group that no socket counted: it hears what the group is
+    # sent, which must be nothing while no page watches.
+    listener = await layer.new_channel()
+    await layer.group_add(sessions.group_name(session.pk), listener)
+    watchers = sync_to_async(lambda: PlaySession.objects.get(pk=session.pk).watchers)
+
+    async def heard() -> list[dict]:
+        events = []
+        while True:
+            try:
+                events.append(await asyncio.wait_for(layer.receive(listener), 0.5))
+            except TimeoutError:
+                return events
+
+    client = Client()
+    await sync_to_async(client.force_login)(user)
+    post = sync_to_async(client.post)
+
+    async def http_move(action: str, status: int = 200) -> None:
+        response = await post(
+            f"/api/v1/sessions/{session.pk}/actions/",
+            {"action": action},
+            content_type="application/json",
+        )
+        assert response.status_code == status
+
+    await http_move(instance.actions[0])
+    assert await heard() == [] and await watchers() == 0
+
+    first, second = connect(session.pk, cookie), connect(session.pk, cookie)
+    assert (await first.connect())[0]
+    await receive_state(first)
+    assert await watchers() == 1
+    # The page's own move: its socket is sent the state; nobody else watches.
+    await first.send_json_to({"type": "action", "action": instance.actions[1]})
+    assert len((await receive_state(first))["steps"]) == 2
+    assert await heard() == []
+    # A move over HTTP while a page watches reaches it through the group.
+    await http_move(instance.actions[2])
+    assert [event["steps"] for event in await heard()] == [3]
+    assert len((await receive_state(first))["steps"]) == 3
+    # With a second page open, a page's own move reaches the other.
+    assert (await second.connect())[0]
+    await receive_state(second)
+    assert await watchers() == 2
+    await first.send_json_to({"type": "action", "action": instance.actions[3]})
+    assert len((await receive_state(second))["steps"]) == 4
+    assert [event["steps"] for event in await heard()] == [4]
+    await first.disconnect()
+    await second.disconnect()
+    assert await watchers() == 0
+    await http_move(instance.actions[0], 400)  # refused (taken already): told nobody
+    assert await heard() == []
 
 
 async def test_strangers_and_anonymous_users_are_refused(orchard, make_user):
