@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from django.db import connection
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
+from rest_framework.relations import PrimaryKeyRelatedField
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from benchmark.api_conventions import int_query_param
+from benchmark.compiled_sql import Prepared
 from engine import sessions
 from engine.core.families.kumo.game import display_order
 from engine.models import Instance, PlaySession
@@ -87,6 +90,36 @@ def _own_session(request, session_id: int) -> PlaySession:
     )
 
 
+# The start's check that the caller may play the instance, with what its answer shows:
+# ``playable_instances`` (the rule, written once), compiled once per process.
+def _playable(pk):
+    from leaderboard.access import playable_instances
+
+    return playable_instances().filter(pk=pk).order_by().values_list("truths", "actions")
+
+
+_PLAYABLE = Prepared(_playable)
+
+
+def start_reply(user, instance_id: int) -> tuple[int, dict] | None:
+    """The API's answer to starting a session, as (status, body); None when the instance
+    is not one the caller may play (the view's serializer words that answer). The view
+    below and the lean route of a token-authenticated start (``engine.fast_moves``) both
+    answer with it."""
+    found = _PLAYABLE.rows(connection, instance_id)
+    if not found:
+        return None
+    truths, actions = found[0]
+    session_id, book, created = sessions.open_session(user, instance_id)
+    body = {
+        "id": session_id,
+        "truths": list(display_order(truths)),
+        "actions": list(display_order(actions)),
+        "knowledge_book": book,
+    }
+    return (status.HTTP_201_CREATED if created else status.HTTP_200_OK), body
+
+
 class SessionList(APIView):
     @extend_schema(
         request=StartSessionSerializer,
@@ -96,16 +129,13 @@ class SessionList(APIView):
     def post(self, request):
         serializer = StartSessionSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        session, created = sessions.start_session(
-            request.user, serializer.validated_data["instance"]
-        )
-        body = {
-            "id": session.pk,
-            "truths": list(display_order(session.instance.truths)),
-            "actions": list(display_order(session.instance.actions)),
-            "knowledge_book": session.book_text(),
-        }
-        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        instance_id = serializer.validated_data["instance"].pk
+        reply = start_reply(request.user, instance_id)
+        if reply is None:  # no longer playable since the serializer's check
+            message = PrimaryKeyRelatedField.default_error_messages["does_not_exist"]
+            raise ValidationError({"instance": [message.format(pk_value=instance_id)]})
+        code, body = reply
+        return Response(body, status=code)
 
 
 class SessionDetail(APIView):

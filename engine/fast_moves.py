@@ -1,5 +1,6 @@
-"""The lean route of a KUMO move over HTTP: ``POST /api/v1/sessions/<id>/actions/`` and
-``.../answer/`` with an API token, answered without Django's request path.
+"""The lean route of a KUMO game over HTTP: ``POST /api/v1/sessions/`` (start),
+``/api/v1/sessions/<id>/actions/`` and ``.../answer/`` with an API token, answered without
+Django's request path.
 
 A move is the site's hottest request, and most of its server time went to the framework
 around it, not to the move: Django's middleware chain, DRF's request, authentication,
@@ -8,18 +9,21 @@ under ``benchmarks/production_load.py saturate``: the move service was about a f
 web worker's busy time). Here an ASGI layer in front of Django answers the plain case of a
 move itself and hands everything else to Django unchanged:
 
-* it answers only a ``POST`` to one of the two addresses, with ``Authorization: Token
+* it answers only a ``POST`` to one of the three addresses, with ``Authorization: Token
   <key>``, a JSON body of at most 64 kB that DRF's serializer would accept as it is (an
   object whose ``action`` or ``truth`` is a non-empty string of at most 500 characters,
-  without NUL or unpaired surrogates), no query string, an ``Accept`` that DRF answers
-  with JSON, a host in ``ALLOWED_HOSTS``, and no HTTPS redirect due;
+  without NUL or unpaired surrogates; whose ``instance`` is a positive integer), no query
+  string, an ``Accept`` that DRF answers with JSON, a host in ``ALLOWED_HOSTS``, and no
+  HTTPS redirect due;
 * the token is read with the API's own query (``benchmark.authentication``); a token that
   does not name an active researcher (unknown, inactive, a visitor's guest, a study
   participant) goes to Django, which refuses it with its usual answer;
-* the move itself is the API's (``engine.api.move_reply``: the session service, its rules
-  and its answer), run in the event loop's bounded thread pool with stale connections
-  closed (``benchmark.handlers.in_pool``) and once more on a fresh connection if the first
-  was lost before committing (``benchmark.retry.retried``), as the middleware does;
+* the answer itself is the API's (``engine.api.move_reply`` and ``start_reply``: the
+  session service, its rules and its answer; an instance the caller may not play goes to
+  Django, whose serializer words the refusal), run in the event loop's bounded thread pool
+  with stale connections closed (``benchmark.handlers.in_pool``) and once more on a fresh
+  connection if the first was lost before committing (``benchmark.retry.retried``), as the
+  middleware does;
 * the body is DRF's rendering of the same answer and the headers are those Django's stack
   adds to it (``tests/play/test_fast_moves.py`` compares the two routes on every answer).
 
@@ -43,11 +47,15 @@ from benchmark.retry import retried
 
 logger = logging.getLogger("django.request")
 
-MOVE_PATH = re.compile(r"^/api/v1/sessions/([0-9]{1,18})/(actions|answer)/$")
+MOVE_PATH = re.compile(r"^/api/v1/sessions/(?:([0-9]{1,18})/(actions|answer)/)?$")
 # The lean route reads bodies up to this size; a larger one goes to Django unread.
 MAX_BODY = 64 * 1024
-# The name of the move's field, by the address's last part, and the service's kind.
-FIELDS = {"actions": ("action", "action"), "answer": ("truth", "answer")}
+# The body's field and the kind of request, by the address's last part.
+FIELDS = {
+    None: ("instance", "start"),
+    "actions": ("action", "action"),
+    "answer": ("truth", "answer"),
+}
 # Accept headers DRF answers with its JSON renderer (the first of its renderers).
 JSON_ACCEPTS = {"", "*/*", "application/json"}
 SURROGATES = re.compile("[\ud800-\udfff]")
@@ -67,13 +75,13 @@ class FastMoves:
             return
         body, complete = await _read_body(receive, plan["length"])
         if complete:
-            name = _name(body, plan["field"])
-            if name is not None:
+            value = _value(body, plan["field"])
+            if value is not None:
                 try:
-                    reply = await _move(plan["key"], plan["kind"], plan["session"], name)
+                    reply = await _reply(plan["key"], plan["kind"], plan["session"], value)
                 except Exception:
                     # As Django's handler does: logged, and a JSON 500 under /api/.
-                    logger.exception("a move by the lean route failed: %s", scope["path"])
+                    logger.exception("the lean route failed: %s", scope["path"])
                     reply = (500, _SERVER_ERROR)
                 if reply is not None:
                     if reply[0] >= 400:  # as Django logs a refused request
@@ -119,7 +127,7 @@ def _plan(scope) -> dict | None:
         return None
     field, kind = FIELDS[match.group(2)]
     return {
-        "session": int(match.group(1)),
+        "session": int(match.group(1)) if match.group(1) else None,
         "field": field,
         "kind": kind,
         "key": key,
@@ -159,9 +167,9 @@ def _refuse_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def _name(body: bytes, field: str) -> str | None:
-    """The move's name if DRF's serializer would take the body as it is; None otherwise
-    (Django then answers the request, with DRF's own error if it is one)."""
+def _value(body: bytes, field: str) -> str | int | None:
+    """The move's name (the instance's id for a start) if DRF's serializer would take the
+    body as it is; None otherwise (Django then answers, with DRF's own error if it is one)."""
     try:
         data = json.loads(body.decode("utf-8"), parse_constant=_refuse_constant)
     except (ValueError, RecursionError):
@@ -169,6 +177,8 @@ def _name(body: bytes, field: str) -> str | None:
     if not isinstance(data, dict):
         return None
     name = data.get(field)
+    if field == "instance":
+        return name if type(name) is int and 0 < name < 2**63 else None
     if not isinstance(name, str) or not name or len(name) > 500:
         return None
     if "\x00" in name or SURROGATES.search(name):
@@ -178,10 +188,10 @@ def _name(body: bytes, field: str) -> str | None:
 
 @in_pool
 @retried
-def _move(key: str, kind: str, session_id: int, name: str) -> tuple[int, dict] | None:
+def _reply(key: str, kind: str, session_id: int | None, value) -> tuple[int, dict] | None:
     from benchmark.authentication import _token
     from benchmark.permissions import is_study_participant, is_visitor
-    from engine.api import move_reply
+    from engine.api import move_reply, start_reply
 
     token = _token(key)
     if token is None:
@@ -189,7 +199,9 @@ def _move(key: str, kind: str, session_id: int, name: str) -> tuple[int, dict] |
     user = token.user
     if not user.is_active or is_visitor(user) or is_study_participant(user):
         return None
-    return move_reply(kind, session_id, user, name)
+    if kind == "start":
+        return start_reply(user, value)
+    return move_reply(kind, session_id, user, value)
 
 
 def _headers(scope, length: int) -> list[tuple[bytes, bytes]]:

@@ -137,7 +137,15 @@ class Instance(models.Model):
         (``engine.authoring``); the deterministic book, stored with the instance, passes
         by construction and so is the fallback whenever no later book passed.
         """
-        return self.books.filter(passed_check=True).order_by("-created_at", "-id").first()
+        return passed_books(self.pk).first()
+
+
+def passed_books(instance_id: int):
+    """The instance's books that passed the checker, the current one first (see
+    ``Instance.current_book``)."""
+    return KnowledgeBook.objects.filter(instance_id=instance_id, passed_check=True).order_by(
+        "-created_at", "-id"
+    )
 
 
 # Instances generated for one player's game: never listed, counted as a domain's tasks, put

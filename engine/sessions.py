@@ -27,15 +27,16 @@ from dataclasses import dataclass
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 from django.dispatch import Signal
 from django.utils import timezone
 
+from benchmark.compiled_sql import Prepared
 from engine import move_sql
 from engine.core.families.kumo.game import Game, GameOver, GameResult, InvalidMove
 from engine.core.families.kumo.metrics import canonical_action_count, relative_action_count
 from engine.core.families.kumo.types import Observation
-from engine.models import Instance, PlaySession, PlayStep
+from engine.models import Instance, KnowledgeBook, PlaySession, PlayStep, passed_books
 
 logger = logging.getLogger(__name__)
 
@@ -82,6 +83,44 @@ def start_session(player: User, instance: Instance) -> tuple[PlaySession, bool]:
         player=player, instance=instance, defaults={"book": instance.current_book()}
     )
     return session, created
+
+
+# A start's queries, compiled once per process (benchmark.compiled_sql.Prepared).
+_OWN_SESSION = Prepared(
+    lambda player, instance: (
+        PlaySession.objects.filter(player_id=player, instance_id=instance)
+        .order_by()
+        .values_list("id", "book_id")
+    ),
+    markers=2,
+)
+_CURRENT_BOOK = Prepared(lambda instance: passed_books(instance).values_list("id", "text")[:1])
+_BOOK_TEXT = Prepared(
+    lambda book: KnowledgeBook.objects.filter(pk=book).order_by().values_list("text")
+)
+
+
+def open_session(player: User, instance_id: int) -> tuple[int, str, bool]:
+    """``start_session`` for a caller that holds only the instance's id (the API's start):
+    the session's id, the text of the book it plays with, and whether it was made now.
+    The caller has checked that the player may play the instance."""
+    found = _OWN_SESSION.rows(connection, player.pk, instance_id)
+    if not found:
+        current = _CURRENT_BOOK.rows(connection, instance_id)
+        book_id, text = current[0] if current else (None, "")
+        try:
+            with transaction.atomic():
+                made = PlaySession.objects.create(
+                    player=player, instance_id=instance_id, book_id=book_id
+                )
+            return made.pk, text, True
+        except IntegrityError:  # a start of the same game at the same moment made it
+            found = _OWN_SESSION.rows(connection, player.pk, instance_id)
+    session_id, book_id = found[0]
+    if book_id is None:  # as PlaySession.book_text: the instance's current book
+        current = _CURRENT_BOOK.rows(connection, instance_id)
+        return session_id, current[0][1] if current else "", False
+    return session_id, _BOOK_TEXT.rows(connection, book_id)[0][0], False
 
 
 # Session queries never load the domain's JSON (tens of kB): Domain.to_core() parses it
