@@ -20,8 +20,10 @@ The rounds decide both (docs/rounds.md, docs/verified-evaluation.md):
 
 from __future__ import annotations
 
+from django.db import connection
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 
+from benchmark.compiled_sql import Prepared
 from engine.models import UNLISTED_SOURCES, Instance
 from leaderboard.models import RankedGame, Round, RoundInstance
 
@@ -39,6 +41,29 @@ def playable_instances(queryset: QuerySet[Instance] | None = None) -> QuerySet[I
     return queryset.exclude(source__in=UNLISTED_SOURCES).exclude(Exists(hidden_pins))
 
 
+def _ranked_open(instance_id):
+    return (
+        RankedGame.objects.filter(instance_id=instance_id)
+        .exclude(round__status=Round.Status.CLOSED)
+        .order_by()
+        .values_list("pk")[:1]
+    )
+
+
+def _pinned_unpublished(instance_id):
+    return (
+        RoundInstance.objects.filter(instance_id=instance_id)
+        .filter(~Q(round__status=Round.Status.CLOSED) | Q(round__published_at__isnull=True))
+        .order_by()
+        .values_list("pk")[:1]
+    )
+
+
+# Asked at the end of every game: compiled once per process (benchmark.compiled_sql).
+_RANKED_OPEN = Prepared(_ranked_open)
+_PINNED_UNPUBLISHED = Prepared(_pinned_unpublished)
+
+
 def answer_is_secret(instance_id: int, source: str | None = None) -> bool:
     """Whether a finished game on this instance must still keep its answer to itself.
 
@@ -48,15 +73,10 @@ def answer_is_secret(instance_id: int, source: str | None = None) -> bool:
     only ever played on an instance generated for it (``leaderboard.ranked``), so any other
     instance needs the second query only.
     """
-    pinned_unpublished = RoundInstance.objects.filter(instance_id=instance_id).filter(
-        ~Q(round__status=Round.Status.CLOSED) | Q(round__published_at__isnull=True)
-    )
-    if source is not None and source != Instance.Source.RANKED:
-        return pinned_unpublished.exists()
-    ranked_open = RankedGame.objects.filter(instance_id=instance_id).exclude(
-        round__status=Round.Status.CLOSED
-    )
-    return ranked_open.exists() or pinned_unpublished.exists()
+    if source is None or source == Instance.Source.RANKED:
+        if _RANKED_OPEN.rows(connection, instance_id):
+            return True
+    return bool(_PINNED_UNPUBLISHED.rows(connection, instance_id))
 
 
 def visible_family_tasks(queryset=None):
