@@ -104,8 +104,12 @@ def requeue_stalled(
     max_attempts: int,
     failed: Callable[[int], dict],
     queue: Callable[[int], object],
+    pending: str | None = None,
+    running: str | None = None,
 ) -> list[int]:
-    """The beat sweep over ``model``'s job rows (as :func:`claim_with_lease` claims them).
+    """The beat sweep over ``model``'s job rows (as :func:`claim_with_lease` claims them;
+    ``pending`` and ``running`` name the row's statuses when they are not ``PENDING`` and
+    ``RUNNING``).
 
     A row running past its lease lost its worker: it goes back to pending and ``queue(pk)``
     queues it again, or after ``max_attempts`` tries it is failed with ``failed(attempts)``
@@ -116,10 +120,12 @@ def requeue_stalled(
     is conditional, so two sweeps at once queue it once), as evaluation runs and rounds are:
     a sweep every few seconds does not pile messages up behind busy workers. Returns the ids
     queued."""
+    pending = model.Status.PENDING if pending is None else pending
+    running = model.Status.RUNNING if running is None else running
     now = timezone.now()
     grace = timedelta(seconds=grace_seconds)
-    lapsed = Q(status=model.Status.RUNNING, lease_expires_at__lt=now)
-    lost = Q(status=model.Status.PENDING, **{f"{queued_field}__lt": now - grace}) & (
+    lapsed = Q(status=running, lease_expires_at__lt=now)
+    lost = Q(status=pending, **{f"{queued_field}__lt": now - grace}) & (
         Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
     )
     name = model._meta.verbose_name
@@ -135,7 +141,7 @@ def requeue_stalled(
             logger.warning("%s %s failed: its worker stopped", name, pk)
             continue
         if model.objects.filter(lapsed | lost, pk=pk).update(
-            status=model.Status.PENDING, lease_expires_at=now + grace
+            status=pending, lease_expires_at=now + grace
         ):
             logger.warning("%s %s stalled; queued again", name, pk)
             queue(pk)

@@ -24,7 +24,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from benchmark.jobs import LeaseKeeper
+from benchmark.jobs import LeaseKeeper, requeue_stalled
 from engine.models import UNLISTED_SOURCES, Domain, Instance
 from leaderboard import names
 from leaderboard.access import playable_instances
@@ -354,10 +354,7 @@ def process_submission(submission_id: int) -> Submission | None:
     if submission.attempts > settings.SUBMISSION_MAX_ATTEMPTS:
         return _fail(
             submission,
-            [
-                f"scoring was tried {submission.attempts - 1} times and never finished (the "
-                "worker stopped each time); retry it, or send the file again"
-            ],
+            [_never_finished(submission.attempts - 1)],
         )
     keeper = LeaseKeeper(
         Submission,
@@ -523,31 +520,33 @@ class LeaseLost(Exception):
 
 def requeue_stalled_submissions() -> list[int]:
     """Queue again every submission whose scoring stalled (run by beat every
-    ``REQUEUE_STALLED_SECONDS``).
+    ``REQUEUE_STALLED_SECONDS``; ``benchmark.jobs.requeue_stalled``).
 
-    A submission processing past its lease lost its worker; one pending for longer than
-    ``SUBMISSION_PENDING_GRACE_SECONDS`` lost its queued job (a broker restart), or waits
-    behind others: it is queued again at most once per grace period (its
+    A submission processing past its lease lost its worker: it goes back to pending and is
+    queued again, or fails for good after ``SUBMISSION_MAX_ATTEMPTS`` tries. One pending for
+    longer than ``SUBMISSION_PENDING_GRACE_SECONDS`` lost its queued job (a broker restart),
+    or waits behind others. Either is queued at most once per grace period (its
     ``lease_expires_at`` says when next), so a frequent sweep does not flood the queue.
     Queueing twice is harmless: only one try can claim it. Returns the ids queued.
     """
     from leaderboard.tasks import process_submission_task
 
-    now = timezone.now()
-    grace = timedelta(seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS)
-    lost = Q(status=Submission.Status.PENDING, created_at__lt=now - grace) & (
-        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    return requeue_stalled(
+        Submission,
+        queued_field="created_at",
+        grace_seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS,
+        max_attempts=settings.SUBMISSION_MAX_ATTEMPTS,
+        failed=lambda tries: {"errors": [_never_finished(tries)]},
+        queue=process_submission_task.delay,
+        running=Submission.Status.PROCESSING,
     )
-    stalled = list(
-        Submission.objects.filter(
-            Q(status=Submission.Status.PROCESSING, lease_expires_at__lt=now) | lost
-        ).values_list("pk", flat=True)
+
+
+def _never_finished(tries: int) -> str:
+    return (
+        f"scoring was tried {tries} times and never finished (the worker stopped each time); "
+        "retry it, or send the file again"
     )
-    Submission.objects.filter(lost, pk__in=stalled).update(lease_expires_at=now + grace)
-    for submission_id in stalled:
-        logger.warning("submission %s stalled; queued again", submission_id)
-        process_submission_task.delay(submission_id)
-    return stalled
 
 
 def do_retry(submission_id: int, user: User) -> Submission:

@@ -84,7 +84,7 @@ def test_a_job_that_never_finishes_fails_for_good_saying_why_and_can_be_retried(
     assert submission.status == "failed" and submission.lease_expires_at is None
     assert "tried 3 times and never finished" in submission.errors[0]
     shown = researcher.get(f"/api/v1/submissions/{submission.pk}/").json()
-    assert shown["status"] == "failed" and shown["attempts"] == 4
+    assert shown["status"] == "failed" and shown["attempts"] == 3
     assert "never finished" in shown["errors"][0]
 
     # Someone else cannot retry it; its owner can, and the new try scores it.
@@ -130,6 +130,25 @@ def test_a_line_holding_a_unicode_line_separator_is_one_line(researcher):
     )
     assert response.status_code == 201, response.content
     assert response.json()["trajectory_count"] == 1
+
+
+def test_a_stranded_try_is_queued_again_once_per_grace_behind_busy_workers(researcher, monkeypatch):
+    from leaderboard.tasks import process_submission_task
+
+    submission = stranded(researcher)
+    queued = []
+    # Queued only, not run: the workers are busy and the sweep runs every few seconds.
+    monkeypatch.setattr(process_submission_task, "delay", queued.append)
+    assert actions.requeue_stalled_submissions() == [submission.pk]
+    submission.refresh_from_db()
+    assert submission.status == "pending" and submission.lease_expires_at > timezone.now()
+    assert actions.requeue_stalled_submissions() == []
+    assert actions.requeue_stalled_submissions() == []
+    assert queued == [submission.pk]
+    # The queued job claims it as a second try and scores it.
+    assert actions.process_submission(submission.pk).status == "done"
+    submission.refresh_from_db()
+    assert submission.attempts == 2
 
 
 def test_a_pending_submission_whose_job_was_lost_is_queued_again_once_per_grace(
