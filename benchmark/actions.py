@@ -27,7 +27,7 @@ from django.db.models import Count, F, Prefetch, Q, Sum
 from django.utils import timezone
 from tqdm import tqdm
 
-from benchmark.jobs import LeaseKeeper, lease_until
+from benchmark.jobs import LeaseKeeper, lease_until, requeue_stalled
 from benchmark.llm import ChatClient, LLMConfigError, LLMError
 from benchmark.models import EvaluationGame, EvaluationRun
 from benchmark.players import BUILT_IN_PLAYERS, ChatPlayer, Player, built_in_player
@@ -336,36 +336,26 @@ def _lease_end():
 
 
 def requeue_stalled_runs() -> list[int]:
-    """Queue again every running run whose lease expired: its worker died (run by beat).
+    """Queue again every running run whose lease expired: its worker died (run by beat;
+    ``benchmark.jobs.requeue_stalled``).
 
     The run resumes where its stored games end. A run that lost its worker
     RUN_MAX_ATTEMPTS times in a row fails with the reason, and can be resumed by hand.
     Claiming is a conditional update, so two beats at once queue a run once. Returns the
     ids queued again.
     """
-    now = timezone.now()
-    requeued = []
-    stalled = EvaluationRun.objects.filter(
-        status=EvaluationRun.Status.RUNNING, lease_expires_at__lt=now
+    return requeue_stalled(
+        EvaluationRun,
+        queued_field=None,
+        grace_seconds=settings.RUN_LEASE_SECONDS,
+        max_attempts=settings.RUN_MAX_ATTEMPTS,
+        failed=lambda tries: {
+            "error": f"its worker stopped {tries} times without finishing; "
+            "resume the run to play the games left"
+        },
+        queue=lambda pk: do_launch_run(EvaluationRun.objects.get(pk=pk)),
+        pending=EvaluationRun.Status.QUEUED,
     )
-    for run in stalled:
-        claim = EvaluationRun.objects.filter(
-            pk=run.pk, status=EvaluationRun.Status.RUNNING, lease_expires_at__lt=now
-        )
-        if run.attempts >= settings.RUN_MAX_ATTEMPTS:
-            claim.update(
-                status=EvaluationRun.Status.FAILED,
-                lease_expires_at=None,
-                finished_at=now,
-                error=f"its worker stopped {run.attempts} times without finishing; "
-                "resume the run to play the games left",
-            )
-            logger.warning("run %s failed: its worker stopped %s times", run.pk, run.attempts)
-        elif claim.update(status=EvaluationRun.Status.QUEUED, lease_expires_at=None):
-            logger.warning("run %s lost its worker; queued again", run.pk)
-            do_launch_run(run)
-            requeued.append(run.pk)
-    return requeued
 
 
 class _RunSession:

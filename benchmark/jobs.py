@@ -99,23 +99,26 @@ def claim_with_lease(model, pk: int, seconds: float) -> bool:
 def requeue_stalled(
     model,
     *,
-    queued_field: str,
+    queued_field: str | None,
     grace_seconds: float,
     max_attempts: int,
     failed: Callable[[int], dict],
     queue: Callable[[int], object],
     pending: str | None = None,
     running: str | None = None,
+    finished_field: str | None = "finished_at",
 ) -> list[int]:
-    """The beat sweep over ``model``'s job rows (as :func:`claim_with_lease` claims them;
-    ``pending`` and ``running`` name the row's statuses when they are not ``PENDING`` and
-    ``RUNNING``).
+    """The beat sweep over ``model``'s job rows (as :func:`claim_with_lease` claims them).
+    ``pending`` and ``running`` name the statuses of a row waiting for its job and of one
+    held by a try, when they are not ``PENDING`` and ``RUNNING``; ``finished_field``, set
+    when a row fails, is None for a model that has none.
 
     A row running past its lease lost its worker: it goes back to pending and ``queue(pk)``
     queues it again, or after ``max_attempts`` tries it is failed with ``failed(attempts)``
     (the fields that say why). A row pending, unclaimed, ``grace_seconds`` after
     ``queued_field`` lost its message (a broker restart, a worker that died before starting
-    it) or waits behind others: it is queued again. Either way the row is queued at most
+    it) or waits behind others: it is queued again (not swept when ``queued_field`` is
+    None). Either way the row is queued at most
     once per grace period (its ``lease_expires_at`` says when next; the update that sets it
     is conditional, so two sweeps at once queue it once), as evaluation runs and rounds are:
     a sweep every few seconds does not pile messages up behind busy workers. Returns the ids
@@ -125,22 +128,22 @@ def requeue_stalled(
     now = timezone.now()
     grace = timedelta(seconds=grace_seconds)
     lapsed = Q(status=running, lease_expires_at__lt=now)
-    lost = Q(status=pending, **{f"{queued_field}__lt": now - grace}) & (
-        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
-    )
+    stalled = lapsed
+    if queued_field is not None:
+        stalled |= Q(status=pending, **{f"{queued_field}__lt": now - grace}) & (
+            Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+        )
+    finished = {finished_field: now} if finished_field else {}
     name = model._meta.verbose_name
     queued = []
-    for pk, attempts in model.objects.filter(lapsed | lost).values_list("pk", "attempts"):
+    for pk, attempts in model.objects.filter(stalled).values_list("pk", "attempts"):
         if attempts >= max_attempts:
             model.objects.filter(lapsed, pk=pk, attempts=attempts).update(
-                status=model.Status.FAILED,
-                finished_at=now,
-                lease_expires_at=None,
-                **failed(attempts),
+                status=model.Status.FAILED, lease_expires_at=None, **finished, **failed(attempts)
             )
             logger.warning("%s %s failed: its worker stopped", name, pk)
             continue
-        if model.objects.filter(lapsed | lost, pk=pk).update(
+        if model.objects.filter(stalled, pk=pk).update(
             status=pending, lease_expires_at=now + grace
         ):
             logger.warning("%s %s stalled; queued again", name, pk)

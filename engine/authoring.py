@@ -425,32 +425,26 @@ def _claim(proposal_id: int) -> DomainProposal:
 
 
 def requeue_stalled_generations() -> list[int]:
-    """Beat, every 10 s: a proposal generating past its lease lost its worker; queue its
-    generation again, or after AUTHORING_MAX_ATTEMPTS tries mark it failed with the reason
-    (staff may generate it again). Returns the ids queued."""
+    """Beat, every 10 s (``benchmark.jobs.requeue_stalled``): a proposal generating past its
+    lease lost its worker; it goes back to accepted and its generation is queued again, at
+    most once per lease period, or after AUTHORING_MAX_ATTEMPTS tries it is failed with the
+    reason (staff may generate it again). Returns the ids queued."""
     from engine.tasks import generate_domain_config_task
 
-    now = timezone.now()
-    queued = []
-    stalled = DomainProposal.objects.filter(
-        status=DomainProposal.Status.GENERATING, lease_expires_at__lt=now
+    return requeue_stalled(
+        DomainProposal,
+        queued_field=None,
+        grace_seconds=settings.AUTHORING_LEASE_SECONDS,
+        max_attempts=settings.AUTHORING_MAX_ATTEMPTS,
+        failed=lambda tries: {
+            "error": f"its worker stopped {tries} times without finishing; "
+            "generate it again to retry"
+        },
+        queue=generate_domain_config_task.delay,
+        pending=DomainProposal.Status.ACCEPTED,
+        running=DomainProposal.Status.GENERATING,
+        finished_field=None,
     )
-    for proposal in stalled:
-        if proposal.attempts >= settings.AUTHORING_MAX_ATTEMPTS:
-            DomainProposal.objects.filter(
-                pk=proposal.pk, status=DomainProposal.Status.GENERATING, lease_expires_at__lt=now
-            ).update(
-                status=DomainProposal.Status.FAILED,
-                lease_expires_at=None,
-                error=f"its worker stopped {proposal.attempts} times without finishing; "
-                "generate it again to retry",
-            )
-            logger.warning("proposal %s failed: its worker stopped", proposal.pk)
-        else:
-            logger.warning("proposal %s lost its worker; generation queued again", proposal.pk)
-            generate_domain_config_task.delay(proposal.pk)
-            queued.append(proposal.pk)
-    return queued
 
 
 def _proposal_failed(proposal: DomainProposal, why: str) -> None:

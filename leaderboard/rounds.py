@@ -12,18 +12,18 @@ import logging
 import smtplib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 from typing import Literal
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.mail import mail_admins
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 from django.utils.text import slugify
 
-from benchmark.jobs import LeaseKeeper, lease_until
+from benchmark.jobs import LeaseKeeper, lease_until, requeue_stalled
 from engine.actions import EngineError, do_generate_instances
 from engine.core.families.kumo.generate import GenerationError
 from engine.models import Domain
@@ -427,44 +427,28 @@ def do_prepare_round(round_id: int, *, progress: ProgressCallback | None = None)
 
 
 def requeue_stalled_preparations() -> list[int]:
-    """Beat, every 10 s: a round preparing past its lease lost its worker; queue it again
-    (stored instances are reused, so it goes on where it stopped), or after
-    ROUND_MAX_ATTEMPTS tries fail it with the reason (staff may retry it). A draft round
-    whose queued job was lost (a broker restart) is queued again after a grace period.
-    Claims are conditional updates, so two beats at once queue a round once."""
+    """Beat, every 10 s (``benchmark.jobs.requeue_stalled``): a round preparing past its
+    lease lost its worker; queue it again (stored instances are reused, so it goes on where
+    it stopped), or after ROUND_MAX_ATTEMPTS tries fail it with the reason (staff may retry
+    it). A draft round whose queued job was lost (a broker restart) is queued again after a
+    grace period. Either is queued at most once per grace period, and claims are conditional
+    updates, so two beats at once queue a round once."""
     from leaderboard.tasks import prepare_round_task
 
-    now = timezone.now()
-    queued = []
-    for target in Round.objects.filter(status=Round.Status.PREPARING, lease_expires_at__lt=now):
-        claim = Round.objects.filter(
-            pk=target.pk, status=Round.Status.PREPARING, lease_expires_at__lt=now
-        )
-        if target.attempts >= settings.ROUND_MAX_ATTEMPTS:
-            claim.update(
-                status=Round.Status.FAILED,
-                lease_expires_at=None,
-                error=f"its worker stopped {target.attempts} times without finishing; retry "
-                "the preparation to go on (instances stored so far are kept)",
-            )
-            logger.warning(
-                "round %s failed: its worker stopped %s times", target.name, target.attempts
-            )
-        elif claim.update(status=Round.Status.DRAFT, lease_expires_at=None):
-            logger.warning("round %s lost its worker; preparation queued again", target.name)
-            prepare_round_task.delay(target.pk)
-            queued.append(target.pk)
-    grace = timedelta(seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS)
-    # A draft's lease_expires_at is when it may be queued again: at most once per grace, so
-    # a draft waiting behind a long job is not queued on every sweep.
-    waiting = Q(status=Round.Status.DRAFT, created_at__lt=now - grace) & (
-        Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=now)
+    return requeue_stalled(
+        Round,
+        queued_field="created_at",
+        grace_seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS,
+        max_attempts=settings.ROUND_MAX_ATTEMPTS,
+        failed=lambda tries: {
+            "error": f"its worker stopped {tries} times without finishing; retry the "
+            "preparation to go on (instances stored so far are kept)"
+        },
+        queue=prepare_round_task.delay,
+        pending=Round.Status.DRAFT,
+        running=Round.Status.PREPARING,
+        finished_field=None,
     )
-    for target in Round.objects.filter(waiting).exclude(pk__in=queued):
-        Round.objects.filter(waiting, pk=target.pk).update(lease_expires_at=now + grace)
-        prepare_round_task.delay(target.pk)
-        queued.append(target.pk)
-    return queued
 
 
 def _generate(target: Round, progress: ProgressCallback | None) -> None:
