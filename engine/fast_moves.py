@@ -13,8 +13,9 @@ move itself and hands everything else to Django unchanged:
   <key>``, a JSON body of at most 64 kB that DRF's serializer would accept as it is (an
   object whose ``action`` or ``truth`` is a non-empty string of at most 500 characters,
   without NUL or unpaired surrogates; whose ``instance`` is a positive integer), no query
-  string, an ``Accept`` that DRF answers with JSON, a host in ``ALLOWED_HOSTS``, and no
-  HTTPS redirect due;
+  string, an ``Accept`` that DRF answers with JSON, a host in ``ALLOWED_HOSTS`` (read from
+  the Host header: not on a site that sets ``USE_X_FORWARDED_HOST`` or
+  ``SECURE_PROXY_SSL_HEADER``), and no HTTPS redirect due;
 * the token is read with the API's own query (``benchmark.authentication``); a token that
   does not name an active researcher (unknown, inactive, a visitor's guest, a study
   participant) goes to Django, which refuses it with its usual answer;
@@ -100,6 +101,8 @@ def _plan(scope) -> dict | None:
     """What the lean route needs of a request it may answer; None for any other."""
     if scope["method"] != "POST" or scope.get("query_string") or scope.get("root_path"):
         return None
+    if settings.USE_X_FORWARDED_HOST or settings.SECURE_PROXY_SSL_HEADER:
+        return None  # Django reads the host and scheme from other headers: its call
     match = MOVE_PATH.match(scope["path"])
     if match is None:
         return None

@@ -241,5 +241,23 @@ async def test_a_study_participant_or_a_query_string_goes_to_django(orchard):
     assert len(recorder.paths) == 2
 
 
+@pytest.mark.parametrize(
+    "setting, value",
+    [
+        ("USE_X_FORWARDED_HOST", True),
+        ("SECURE_PROXY_SSL_HEADER", ("HTTP_X_FORWARDED_PROTO", "https")),
+    ],
+)
+async def test_a_site_that_reads_other_headers_for_host_or_scheme_leaves_moves_to_django(
+    orchard, settings, setting, value
+):
+    instance, tokens = await two_players_on_one_instance(orchard)
+    setattr(settings, setting, value)
+    recorder = Recorder()
+    lean = client(FastMoves(recorder), tokens["lean"])
+    started = await lean.post("/api/v1/sessions/", json={"instance": instance.pk})
+    assert started.status_code == 201 and recorder.paths == ["/api/v1/sessions/"]
+
+
 async def test_the_site_puts_the_lean_route_in_front_of_django():
     assert isinstance(application.application_mapping["http"], FastMoves)
