@@ -26,12 +26,13 @@ import json
 import logging
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from django.db.models import F
 
+from benchmark.compiled_sql import Prepared
 from benchmark.handlers import in_pool
 from benchmark.retry import retried
-from engine import sessions
+from engine import move_sql, sessions
 from engine.models import PlaySession
 from humanstudy.access import may_play
 
@@ -43,13 +44,22 @@ MAX_FRAME = 64 * 1024
 LAYER_RETRY_SECONDS = 2.0
 
 
+# Whether the session is the user's, and its instance (compiled once per process).
+_OWN_SESSION = Prepared(
+    lambda pk, player: (
+        PlaySession.objects.filter(pk=pk, player_id=player).order_by().values_list("instance_id")
+    ),
+    markers=2,
+)
+
+
 @in_pool
 @retried
 def _open(user, session_id: int) -> bool:
     """Whether the user may watch the session; if so, the socket is counted in its
     ``watchers`` (moves made elsewhere tell the session's group only while one watches)."""
-    session = PlaySession.objects.filter(pk=session_id, player=user).only("instance_id").first()
-    if session is None or not may_play(user, session.instance_id):
+    found = _OWN_SESSION.rows(connection, session_id, user.pk)
+    if not found or not may_play(user, found[0][0]):
         return False
     PlaySession.objects.filter(pk=session_id).update(watchers=F("watchers") + 1)
     return True
@@ -72,11 +82,9 @@ def _play(kind: str, session_id: int, user, name, client) -> tuple[sessions.Move
 @in_pool
 @retried
 def _state(session_id: int) -> dict:
-    session = (
-        PlaySession.objects.select_related("instance__domain")
-        .defer("instance__domain__data")
-        .get(pk=session_id)
-    )
+    session = move_sql.session(session_id)
+    if session is None:
+        raise PlaySession.DoesNotExist(f"no session {session_id}")
     # A task whose time limit passed ends now (the page asks when its countdown ends).
     return sessions.session_state(sessions.expire_if_overdue(session))
 

@@ -1,7 +1,8 @@
 """The SQL of one KUMO move, compiled once per process (``engine.sessions`` uses it).
 
 A move runs four statements inside its transaction: lock the session (with its instance and
-domain), read its steps, insert the new step, update the session's counters. Built with
+domain), read its steps, insert the new step, update the session's counters. A play page
+reads the first two (unlocked) for the state it shows. Built with
 the ORM, each statement was compiled afresh on every move, and compiling them (select
 masks, joins, ordering, converters) cost more CPU than everything else in the move did
 (profiled on the 2-core machine of the production benchmark: the move service took 10 ms
@@ -38,13 +39,14 @@ class _Statements:
         # the domain. SQLite has no FOR UPDATE: its IMMEDIATE transactions (settings) take
         # the write lock at BEGIN.
         lock = " FOR UPDATE OF s" if connection.features.has_select_for_update_of else ""
-        self.lock = (
+        self.read = (
             f"SELECT {self.session.sql}, {self.instance.sql}, {self.domain.sql} "
             f"FROM {quote(PlaySession._meta.db_table)} s "
             f"JOIN {quote(Instance._meta.db_table)} i ON i.{pk} = s.{quote('instance_id')} "
             f"JOIN {quote(Domain._meta.db_table)} d ON d.{pk} = i.{quote('domain_id')} "
-            f"WHERE s.{pk} = %s AND s.{quote('player_id')} = %s{lock}"
+            f"WHERE s.{pk} = %s"
         )
+        self.lock = f"{self.read} AND s.{quote('player_id')} = %s{lock}"
         self.step = Columns(PlayStep, "t", connection)
         self.steps = (
             f"SELECT {self.step.sql} FROM {quote(PlayStep._meta.db_table)} t "
@@ -72,8 +74,19 @@ def locked_session(session_id: int, player_id: int, connection=default_connectio
     """The player's session with its instance and domain (the domain's data deferred),
     its row locked for the rest of the transaction; None if there is no such session."""
     statements = _statements(connection)
+    return _session(statements, statements.lock, [session_id, player_id], connection)
+
+
+def session(session_id: int, connection=default_connection):
+    """The session with its instance and domain (the domain's data deferred), not locked;
+    None if there is no such session (a page reading its state)."""
+    statements = _statements(connection)
+    return _session(statements, statements.read, [session_id], connection)
+
+
+def _session(statements, sql: str, params: list, connection):
     with connection.cursor() as cursor:
-        cursor.execute(statements.lock, [session_id, player_id])
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
         return None

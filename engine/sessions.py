@@ -470,7 +470,7 @@ def result_payload(session: PlaySession, *, secret: bool | None = None) -> dict:
 
 def session_state(session: PlaySession, *, include_book: bool = False) -> dict:
     """Everything a player may see now. Secrets appear only once the session has ended."""
-    steps = list(session.steps.order_by("index"))
+    steps = move_sql.steps(session)
     payload = _state(session, steps, replay_game(session, steps))
     if include_book:
         payload["knowledge_book"] = session.book_text()

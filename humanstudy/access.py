@@ -3,7 +3,16 @@ nothing else."""
 
 from __future__ import annotations
 
+from django.db import connection
+
+from benchmark.compiled_sql import Prepared
 from humanstudy.models import Participant, TaskSetItem
+
+# A user's task set, if the user is a study participant: asked on every play page's
+# socket, so compiled once per process.
+_TASK_SET = Prepared(
+    lambda user: Participant.objects.filter(user_id=user).order_by().values_list("task_set_id")
+)
 
 
 def may_play(user, instance_id: int) -> bool:
@@ -12,12 +21,10 @@ def may_play(user, instance_id: int) -> bool:
     Anyone who is not a study participant may (the session itself says whose game it is);
     a participant only on an instance of their own task set, or the practice task.
     """
-    participant = Participant.objects.filter(user_id=user.pk).only("task_set_id").first()
-    if participant is None:
+    participant = _TASK_SET.rows(connection, user.pk)
+    if not participant:
         return True
-    if TaskSetItem.objects.filter(
-        task_set_id=participant.task_set_id, instance_id=instance_id
-    ).exists():
+    if TaskSetItem.objects.filter(task_set_id=participant[0][0], instance_id=instance_id).exists():
         return True
     from humanstudy.path import practice_instance
 
