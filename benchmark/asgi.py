@@ -3,6 +3,7 @@ engine/fast_moves.py), websockets through Channels."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 
@@ -39,3 +40,10 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Everything made so far (Django, the apps, the routes) lives as long as the process: it
+# is moved out of the cyclic collector's view (``gc.freeze``), so a collection scans only
+# what requests made since. Measured with benchmarks/production_load.py saturate: about a
+# tenth less web CPU per move.
+gc.collect()
+gc.freeze()
