@@ -78,20 +78,24 @@ class LeaseKeeper(threading.Thread):
         self.stop()
 
 
-def claim_with_lease(model, pk: int, seconds: float) -> bool:
+def claim_with_lease(model, pk: int, seconds: float, *, running: str | None = None, **also) -> bool:
     """Claim a job row of ``model`` (a ``Status`` with PENDING and RUNNING, ``attempts`` and
     ``lease_expires_at``) with one conditional update: a pending row, or one running under a
-    lapsed lease (its worker died). The claim counts an attempt and writes a lease of
-    ``seconds``. Returns whether it was claimed: nothing is claimed when the row is done,
-    failed or held by a live try, so a job delivered twice runs once. The try holds the row
-    while its status is running with the attempt count it read after the claim."""
-    running = model.Status.RUNNING
+    lapsed lease (its worker died). The claim counts an attempt, writes a lease of
+    ``seconds`` and the fields in ``also``; ``running`` names the held status when it is
+    not ``RUNNING``. Returns whether it was claimed: nothing is claimed when the row is
+    done, failed or held by a live try, so a job delivered twice runs once. The try holds
+    the row while its status is running with the attempt count it read after the claim."""
+    running = model.Status.RUNNING if running is None else running
     claimable = Q(status=model.Status.PENDING) | Q(
         status=running, lease_expires_at__lt=timezone.now()
     )
     return bool(
         model.objects.filter(claimable, pk=pk).update(
-            status=running, attempts=F("attempts") + 1, lease_expires_at=lease_until(seconds)
+            status=running,
+            attempts=F("attempts") + 1,
+            lease_expires_at=lease_until(seconds),
+            **also,
         )
     )
 

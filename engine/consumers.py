@@ -45,7 +45,7 @@ LAYER_RETRY_SECONDS = 2.0
 
 
 # Whether the session is the user's, and its instance (compiled once per process).
-_OWN_SESSION = Prepared(
+_SESSION_INSTANCE = Prepared(
     lambda pk, player: (
         PlaySession.objects.filter(pk=pk, player_id=player).order_by().values_list("instance_id")
     ),
@@ -58,7 +58,7 @@ _OWN_SESSION = Prepared(
 def _open(user, session_id: int) -> bool:
     """Whether the user may watch the session; if so, the socket is counted in its
     ``watchers`` (moves made elsewhere tell the session's group only while one watches)."""
-    found = _OWN_SESSION.rows(connection, session_id, user.pk)
+    found = _SESSION_INSTANCE.rows(connection, session_id, user.pk)
     if not found or not may_play(user, found[0][0]):
         return False
     PlaySession.objects.filter(pk=session_id).update(watchers=F("watchers") + 1)

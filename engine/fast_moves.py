@@ -82,13 +82,13 @@ class FastMoves:
                     reply = await _reply(plan["key"], plan["kind"], plan["session"], value)
                 except Exception:
                     # As Django's handler does: logged, and a JSON 500 under /api/.
-                    logger.exception("the lean route failed: %s", scope["path"])
+                    logger.exception("Internal Server Error: %s", scope["path"])
                     reply = (500, _SERVER_ERROR)
-                if reply is not None:
-                    if reply[0] >= 400:  # as Django logs a refused request
-                        level = logging.ERROR if reply[0] >= 500 else logging.WARNING
+                else:
+                    if reply is not None and reply[0] >= 400:  # as Django logs a refusal
                         phrase = HTTPStatus(reply[0]).phrase
-                        logger.log(level, "%s: %s", phrase, scope["path"])
+                        logger.warning("%s: %s", phrase, scope["path"])
+                if reply is not None:
                     await _respond(send, scope, *reply)
                     return
         await self.application(scope, _replay(body, complete, receive), send)

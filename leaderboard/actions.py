@@ -15,16 +15,15 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.base import ContentFile
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
-from benchmark.jobs import LeaseKeeper, requeue_stalled
+from benchmark.jobs import LeaseKeeper, claim_with_lease, requeue_stalled
 from engine.models import UNLISTED_SOURCES, Domain, Instance
 from leaderboard import names
 from leaderboard.access import playable_instances
@@ -333,22 +332,13 @@ def process_submission(submission_id: int) -> Submission | None:
     4. Store the rows only if this try still holds the submission (a try that outlived its
        lease and was taken over stores nothing), in one transaction.
     """
-    now = timezone.now()
-    lease = timedelta(seconds=settings.SUBMISSION_LEASE_SECONDS)
-    claimed = (
-        Submission.objects.filter(pk=submission_id)
-        .filter(
-            Q(status=Submission.Status.PENDING)
-            | Q(status=Submission.Status.PROCESSING, lease_expires_at__lt=now)
-        )
-        .update(
-            status=Submission.Status.PROCESSING,
-            attempts=F("attempts") + 1,
-            started_at=now,
-            lease_expires_at=now + lease,
-        )
-    )
-    if not claimed:
+    if not claim_with_lease(
+        Submission,
+        submission_id,
+        settings.SUBMISSION_LEASE_SECONDS,
+        running=Submission.Status.PROCESSING,
+        started_at=timezone.now(),
+    ):
         return None
     submission = Submission.objects.select_related("domain", "model").get(pk=submission_id)
     if submission.attempts > settings.SUBMISSION_MAX_ATTEMPTS:
