@@ -11,6 +11,8 @@ ORM stores and reads.
 from __future__ import annotations
 
 from django.db.models import Model
+from django.db.models.base import ModelState
+from django.db.models.signals import post_init, pre_init
 
 
 class Columns:
@@ -39,7 +41,18 @@ class Columns:
             for converter in converters:
                 value = converter(value, column, connection)
             converted.append(value)
-        return self.model.from_db(connection.alias, self.names, converted)
+        model = self.model
+        if pre_init.has_listeners(model) or post_init.has_listeners(model):
+            return model.from_db(connection.alias, self.names, converted)
+        # What ``Model.from_db`` makes, without its per-field lookups: the read fields set,
+        # the others left out of the instance's ``__dict__`` (deferred: Django loads such a
+        # field on first access). Only when no signal receiver would see the difference.
+        built = model.__new__(model)
+        state = built._state = ModelState()
+        state.adding = False
+        state.db = connection.alias
+        built.__dict__.update(zip(self.names, converted, strict=True))
+        return built
 
 
 def per_vendor(build):

@@ -113,10 +113,22 @@ class CommitWatch:
         return all(_rolled_back(alias, xid) for _, alias, xid in self.unsettled)
 
 
+def note_transaction_id(connection, xid: int) -> None:
+    """Tell the watch the id of the connection's open transaction, read with a statement the
+    work ran anyway (``SELECT ..., txid_current() ... FOR UPDATE``: locking a row gives the
+    transaction its id), so its first write needs no round trip of its own to learn it."""
+    connection.noted_transaction_id = (connection.run_on_commit, xid)
+
+
 def _transaction_id(context) -> int | None:
     """The PostgreSQL id of the transaction about to write (None elsewhere)."""
-    if context["connection"].vendor != "postgresql":
+    connection = context["connection"]
+    if connection.vendor != "postgresql":
         return None
+    noted = getattr(connection, "noted_transaction_id", None)
+    # Django makes a new list of commit hooks for every transaction: it names this one.
+    if noted is not None and noted[0] is connection.run_on_commit:
+        return noted[1]
     raw = context["cursor"].cursor  # psycopg's own cursor: no wrappers, no Django overhead
     # Its errors as Django's (a lost connection here is an OperationalError like any other;
     # the transaction has written nothing yet, so the work may run again).

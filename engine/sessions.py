@@ -270,7 +270,6 @@ def _apply_move(
     except InvalidMove as error:
         step.accepted = False
         step.error = str(error)[:500]
-    move_sql.insert_step(step)
     session.last_move_at = now
     session.actions_taken = game.actions_taken
     session.invalid_moves = game.invalid_moves
@@ -280,7 +279,7 @@ def _apply_move(
         session.answer = step.name
         session.correct = game.result.correct
         fields += ["finished_at", "answer", "correct"]
-    move_sql.update_session(session, fields)
+    move_sql.store_move(step, session, fields)
     if game.finished:
         session_finished.send(PlaySession, session=session, actions=_action_names(game))
     steps.append(step)

@@ -261,3 +261,36 @@ def test_a_commit_never_applied_is_run_again_where_the_database_can_tell(db, los
         with pytest.raises(OperationalError):
             counted_signup(calls)()
         assert len(calls) == 1 and not User.objects.exists()
+
+
+@pytest.mark.parametrize("applied", [True, False])
+def test_a_moves_lost_commit_is_settled_by_the_transaction_id_its_lock_read(
+    db, orchard, lose_commit_answer, applied
+):
+    """A move learns its transaction's id with the statement that locks the session
+    (engine/move_sql.py), not with a round trip of its own; the retry asks PostgreSQL about
+    that id. A commit the server applied is never run again (one step, not two); one it
+    never applied is run again where the database can tell, and stored once."""
+    from engine import sessions
+
+    player = User.objects.create_user("mover")
+    instance = Instance.objects.filter(domain__name="orchard").order_by("seed").first()
+    session, _ = sessions.start_session(player, instance)
+    calls: list = []
+
+    @retried
+    def move():
+        calls.append(1)
+        return sessions.take_action(session.pk, player, instance.actions[0])
+
+    lose_commit_answer(applied=applied)
+    if applied or connection.vendor != "postgresql":
+        with pytest.raises(OperationalError):
+            move()
+        assert len(calls) == 1
+    else:
+        assert move().accepted
+        assert len(calls) == 2
+    stored = PlayStep.objects.filter(session=session)
+    assert stored.count() == (1 if applied or connection.vendor == "postgresql" else 0)
+    assert PlaySession.objects.get(pk=session.pk).actions_taken == stored.count()
