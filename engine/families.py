@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -405,6 +406,35 @@ def families_catalogue() -> list[dict]:
     ]
 
 
+def store_imported_task(
+    family: str, kind: str, *, level: str, params: dict, seed: int, public: dict, hidden: dict
+) -> str:
+    """Store one item of a family's published data as a fixed task (origin imported),
+    keyed by (family, kind, parameters, seed): importing it again changes nothing, a
+    corrected item updates its own task only. Returns ``"created"``, ``"updated"`` or
+    ``"unchanged"``. Each family reads its own published files (in its package); storing
+    what it read is written once here."""
+    task, new = FamilyTask.objects.get_or_create(
+        family=family,
+        kind=kind,
+        params_key=params_key(params),
+        seed=seed,
+        defaults={
+            "level": level,
+            "params": params,
+            "public": public,
+            "hidden": hidden,
+            "origin": FamilyTask.Origin.IMPORTED,
+        },
+    )
+    if new:
+        return "created"
+    if task.public != public or task.hidden != hidden:
+        FamilyTask.objects.filter(pk=task.pk).update(public=public, hidden=hidden)
+        return "updated"
+    return "unchanged"
+
+
 @dataclass(frozen=True)
 class ImportReport:
     """What importing one Unpuzzles file did: its key, its items, the tasks it created,
@@ -442,39 +472,28 @@ def do_import_unpuzzles(
     reports = []
     with transaction.atomic():
         for key, content in read.items():
-            created = updated = unchanged = 0
+            outcomes = Counter()
             variants: dict[str, int] = {}
             for variant, index, public, hidden in content.tasks:
                 variants[variant] = variants.get(variant, 0) + 1
                 for reading in readings:
-                    params = {"file": key, "item": index, "reading": reading}
-                    task, new = FamilyTask.objects.get_or_create(
-                        family="unpuzzles",
-                        kind=variant,
-                        params_key=params_key(params),
+                    outcome = store_imported_task(
+                        "unpuzzles",
+                        variant,
+                        level=reading,
+                        params={"file": key, "item": index, "reading": reading},
                         seed=index,
-                        defaults={
-                            "params": params,
-                            "level": reading,
-                            "public": public,
-                            "hidden": hidden,
-                            "origin": FamilyTask.Origin.IMPORTED,
-                        },
+                        public=public,
+                        hidden=hidden,
                     )
-                    if new:
-                        created += 1
-                    elif task.public != public or task.hidden != hidden:
-                        FamilyTask.objects.filter(pk=task.pk).update(public=public, hidden=hidden)
-                        updated += 1
-                    else:
-                        unchanged += 1
+                    outcomes[outcome] += 1
             reports.append(
                 ImportReport(
                     key,
                     content.items,
-                    created,
-                    updated,
-                    unchanged,
+                    outcomes["created"],
+                    outcomes["updated"],
+                    outcomes["unchanged"],
                     content.open_ended,
                     content.problems,
                     variants,
@@ -515,28 +534,17 @@ def do_import_lr2bench(path: str) -> LR2ImportReport:
     levels = {(t, level): LevelImport() for t, names in LEVELS.items() for level in names}
     with transaction.atomic():
         for item in release.items:
-            params = {"item": item.tag, "level": item.level}
-            task, new = FamilyTask.objects.get_or_create(
-                family="lr2bench",
-                kind=item.task_type,
-                params_key=params_key(params),
+            outcome = store_imported_task(
+                "lr2bench",
+                item.task_type,
+                level=item.level,
+                params={"item": item.tag, "level": item.level},
                 seed=0,
-                defaults={
-                    "level": item.level,
-                    "params": params,
-                    "public": item.public,
-                    "hidden": item.hidden,
-                    "origin": FamilyTask.Origin.IMPORTED,
-                },
+                public=item.public,
+                hidden=item.hidden,
             )
             tally = levels[(item.task_type, item.level)]
-            if new:
-                tally.created += 1
-            elif task.public != item.public or task.hidden != item.hidden:
-                FamilyTask.objects.filter(pk=task.pk).update(public=item.public, hidden=item.hidden)
-                tally.updated += 1
-            else:
-                tally.unchanged += 1
+            setattr(tally, outcome, getattr(tally, outcome) + 1)
     return LR2ImportReport(levels, release.problems)
 
 
