@@ -27,7 +27,7 @@ from django.db.models import Count, F, Prefetch, Q, Sum
 from django.utils import timezone
 from tqdm import tqdm
 
-from benchmark.jobs import LeaseKeeper, lease_until, requeue_stalled
+from benchmark.jobs import LeaseKeeper, lease_until, requeue_stalled, worker_stopped
 from benchmark.llm import ChatClient, LLMConfigError, LLMError
 from benchmark.models import EvaluationGame, EvaluationRun
 from benchmark.players import BUILT_IN_PLAYERS, ChatPlayer, Player, built_in_player
@@ -350,8 +350,7 @@ def requeue_stalled_runs() -> list[int]:
         grace_seconds=settings.RUN_LEASE_SECONDS,
         max_attempts=settings.RUN_MAX_ATTEMPTS,
         failed=lambda tries: {
-            "error": f"its worker stopped {tries} times without finishing; "
-            "resume the run to play the games left"
+            "error": worker_stopped(tries, "resume the run to play the games left")
         },
         queue=lambda pk: do_launch_run(EvaluationRun.objects.get(pk=pk)),
         pending=EvaluationRun.Status.QUEUED,

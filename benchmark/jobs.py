@@ -100,6 +100,11 @@ def claim_with_lease(model, pk: int, seconds: float, *, running: str | None = No
     )
 
 
+def worker_stopped(tries: int, advice: str) -> str:
+    """Why a job row failed after its worker stopped ``tries`` times, with what to do."""
+    return f"its worker stopped {tries} times without finishing; {advice}"
+
+
 def requeue_stalled(
     model,
     *,

@@ -22,7 +22,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from benchmark.jobs import LeaseKeeper, claim_with_lease, lease_until, requeue_stalled
+from benchmark.jobs import (
+    LeaseKeeper,
+    claim_with_lease,
+    lease_until,
+    requeue_stalled,
+    worker_stopped,
+)
 from benchmark.llm import ChatClient, ChatReply, LLMError
 from engine.actions import EngineError, do_import_domain
 from engine.core import authoring as core
@@ -436,10 +442,7 @@ def requeue_stalled_generations() -> list[int]:
         queued_field=None,
         grace_seconds=settings.AUTHORING_LEASE_SECONDS,
         max_attempts=settings.AUTHORING_MAX_ATTEMPTS,
-        failed=lambda tries: {
-            "error": f"its worker stopped {tries} times without finishing; "
-            "generate it again to retry"
-        },
+        failed=lambda tries: {"error": worker_stopped(tries, "generate it again to retry")},
         queue=generate_domain_config_task.delay,
         pending=DomainProposal.Status.ACCEPTED,
         running=DomainProposal.Status.GENERATING,
@@ -723,7 +726,7 @@ def run_authoring_job(job_id: int) -> str:
 
 
 def _worker_stopped(attempts: int) -> str:
-    return f"its worker stopped {attempts} times without finishing; launch it again to retry"
+    return worker_stopped(attempts, "launch it again to retry")
 
 
 def _job_finished(job: AuthoringJob, held: dict, outcome: str, *, failed: bool = False) -> str:

@@ -23,7 +23,7 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.text import slugify
 
-from benchmark.jobs import LeaseKeeper, lease_until, requeue_stalled
+from benchmark.jobs import LeaseKeeper, lease_until, requeue_stalled, worker_stopped
 from engine.actions import EngineError, do_generate_instances
 from engine.core.families.kumo.generate import GenerationError
 from engine.models import Domain
@@ -441,8 +441,9 @@ def requeue_stalled_preparations() -> list[int]:
         grace_seconds=settings.SUBMISSION_PENDING_GRACE_SECONDS,
         max_attempts=settings.ROUND_MAX_ATTEMPTS,
         failed=lambda tries: {
-            "error": f"its worker stopped {tries} times without finishing; retry the "
-            "preparation to go on (instances stored so far are kept)"
+            "error": worker_stopped(
+                tries, "retry the preparation to go on (instances stored so far are kept)"
+            )
         },
         queue=prepare_round_task.delay,
         pending=Round.Status.DRAFT,
