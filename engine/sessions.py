@@ -78,10 +78,11 @@ def group_name(session_id: int) -> str:
 
 
 def start_session(player: User, instance: Instance) -> tuple[PlaySession, bool]:
-    """Open the player's session on an instance, or return the one they already have."""
-    session, created = PlaySession.objects.get_or_create(
-        player=player, instance=instance, defaults={"book": instance.current_book()}
-    )
+    """Open the player's session on an instance, or return the one they already have
+    (``open_session``, for a caller that wants the session itself)."""
+    session_id, _book, created = open_session(player, instance.pk)
+    session = PlaySession.objects.get(pk=session_id)
+    session.instance = instance
     return session, created
 
 
