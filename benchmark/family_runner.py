@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -28,7 +28,7 @@ from django.utils import timezone
 from benchmark.llm import ChatClient, LLMError
 from engine.core.families.base import FamilyError, FamilyInstance, get_family
 from engine.families import ANSWER_MAX
-from engine.models import FamilyAttempt, FamilyTask
+from engine.models import FamilyAttempt, FamilyStep, FamilyTask
 from leaderboard.actions import queue_recompute
 from leaderboard.family_board import BUILT_IN_PLAYERS
 from leaderboard.family_recompute import mark_task_stale
@@ -133,13 +133,30 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
     started = timezone.now()
     limit = int(instance.public.get("turn_limit", 50))
     history: list[str] = []
+    sent: list[FamilyStep] = []  # every move sent, accepted or refused, as the game's steps
     invalid = parse_errors = tokens = 0
+
+    def record(move: str, error: str = "") -> None:
+        now = timezone.now()
+        previous = sent[-1].created_at if sent else started
+        sent.append(
+            FamilyStep(
+                index=len(sent),
+                move=move[:300],
+                accepted=not error,
+                error=error[:500],
+                created_at=now,
+                elapsed_ms=max(0, int((now - previous).total_seconds() * 1000)),
+            )
+        )
+
     if client is None:
         if model != "reference":
             raise ValueError(f"the built-in player {model!r} does not play games; use reference")
         moves = family.reference_answer(instance).splitlines()
         for move in moves:
             history.append(move)
+            record(move)
             if family.step(instance, history[:-1], move)["over"]:
                 break
     else:
@@ -148,8 +165,10 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
             try:
                 result = family.step(instance, history, move)
             except FamilyError as error:
+                record(move, str(error) or "refused")
                 raise MoveRefused(str(error)) from None
             history.append(move)
+            record(move)
             return result["observation"], result["over"] or len(history) >= limit
 
         try:
@@ -161,7 +180,7 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
     return _store(
         task, run, model, player, started,
         answer="\n".join(history),
-        moves=history,
+        steps=sent,
         invalid_moves=invalid,
         correct=score.correct,
         value=score.value,
@@ -248,9 +267,12 @@ def _stand_alone_turns(client, family, instance: FamilyInstance, turns: int, pla
     return talk
 
 
-def _store(task, run, model, player, started, *, answer: str, **fields) -> FamilyAttempt:
-    """The model's attempt (one per task, model and run), written or replaced, and its
-    board group marked stale with it."""
+def _store(
+    task, run, model, player, started, *, answer: str, steps: Sequence[FamilyStep] = (), **fields
+) -> FamilyAttempt:
+    """The model's attempt (one per task, model and run), written or replaced with its
+    game's ``steps`` (none for a task answered once), and its board group marked stale
+    with it."""
     finished = timezone.now()
     with transaction.atomic():
         attempt, _ = FamilyAttempt.objects.update_or_create(
@@ -265,6 +287,10 @@ def _store(task, run, model, player, started, *, answer: str, **fields) -> Famil
                 **fields,
             },
         )
+        attempt.steps.all().delete()  # a replaced attempt's moves are the new play's
+        for step in steps:
+            step.attempt = attempt
+        FamilyStep.objects.bulk_create(steps)
         mark_task_stale(task)
     return attempt
 
@@ -273,7 +299,7 @@ def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None
     """One attempt, stored; None when the API failed for good (nothing is stored, and the
     next run of the command plays it again)."""
     family = get_family(task.family)
-    if getattr(family, "interactive", False):
+    if family.interactive:
         return _play_game(task, run, model=model, player=player, client=client, seed=seed)
     instance = task.to_core()
     started = timezone.now()
@@ -336,7 +362,7 @@ def play_ranked_attempts(
         attempt = ranked.attempt
         public = FamilyInstance(family, kind, dict(attempt.task.params), 0, attempt.task.public, {})
         try:
-            if getattr(get_family(family), "interactive", False):
+            if get_family(family).interactive:
                 errors = _play_ranked_game(attempt, public, player, client)
             else:
                 errors = _answer_ranked(attempt, public, player, client)

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from engine.core.families.base import FamilyError, get_family
 from engine.core.families.display import check_display
-from engine.models import FamilyAttempt, FamilyTask
+from engine.models import FamilyAttempt, FamilyStep, FamilyTask
 
 logger = logging.getLogger(__name__)
 
@@ -199,7 +199,7 @@ def _end_at_deadline(attempt: FamilyAttempt) -> None:
     """End an attempt whose time ran out, at its deadline: a game scores the moves made
     before it (as a game that reached its move limit would), any other task ends unsolved."""
     family = get_family(attempt.task.family)
-    if getattr(family, "interactive", False):
+    if family.interactive:
         _end_game(attempt, family, attempt.deadline_at)
     else:
         _end_unsolved(attempt)
@@ -209,7 +209,7 @@ def _score_answer(attempt: FamilyAttempt, answer: object, client: object, now) -
     from engine.sessions import clean_client_signals
 
     task = attempt.task
-    if getattr(get_family(task.family), "interactive", False):
+    if get_family(task.family).interactive:
         raise AttemptError("this game is played move by move: send moves, not an answer")
     stored = answer_text(task.family, answer)  # structured: allowed for this family?
     score = get_family(task.family).score(task.to_core(), answer)
@@ -288,16 +288,17 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
         # The answer form the page draws (a grid, a letter map…), or None for a text box.
         "form": get_family(task.family).answer_form(task.kind),
     }
-    if getattr(get_family(task.family), "interactive", False):
+    if get_family(task.family).interactive:
         state["interactive"] = True
-        state["moves"] = game_log(attempt)
+        played = attempt.played_moves()
+        state["moves"] = game_log(attempt, played)
         state["invalid_moves"] = attempt.invalid_moves
         shown = [m["observation"] for m in state["moves"] if isinstance(m["observation"], dict)]
         view = next((o["view"] for o in reversed(shown) if "view" in o), task.public.get("view"))
         if view is not None:
             state["view"] = view
         state["keys"] = dict(get_family(task.family).keys(task.kind))
-        board = board_display(task, attempt.moves)
+        board = board_display(task, played)
         if board is not None:
             state["display"] = board
     if attempt.finished:
@@ -331,7 +332,7 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
         }
         if state.get("interactive"):
             # The answer is shown now: the final board may show what was hidden (the mines).
-            final = board_display(task, attempt.moves, finished=True)
+            final = board_display(task, played, finished=True)
             if final is not None:
                 state["display"] = final
         else:
@@ -370,6 +371,14 @@ def board_display(task: FamilyTask, moves: Sequence[str], *, finished: bool = Fa
     return checked_display(
         task, lambda: family.display(task.to_core(), list(moves), finished=finished)
     )
+
+
+def interactive_families() -> list[str]:
+    """The names of the families played move by move (their attempts have steps)."""
+    from engine.core.families.base import FAMILIES
+
+    get_family("simple")  # the built-in families register on import
+    return sorted(name for name, family in FAMILIES.items() if family.interactive)
 
 
 def families_catalogue() -> list[dict]:
@@ -613,22 +622,25 @@ def move_attempt(
     attempt_id: int, player: User, move: object, client: object = None
 ) -> FamilyAttempt:
     """Play one move of an interactive family's task (under a row lock, so a repeated
-    request cannot play a move twice). A move the game refuses is counted
-    (``invalid_moves``) and raises ``AttemptError`` with the reason after that count is
-    saved; the game's state never leaves the server: it is rebuilt from the accepted moves.
-    Returns the attempt as the move left it (``attempt_state`` shows what each move
-    showed)."""
-    from engine.sessions import add_client_reports, clean_client_signals
+    request cannot play a move twice). Every move sent is stored as a step
+    (``FamilyStep``) with its time and the page's report (``client``, cleaned by
+    ``engine.sessions.clean_client_signals``; None when none came); a move the game
+    refuses is stored as refused, counted (``invalid_moves``) and raises ``AttemptError``
+    with the reason after that is saved. The game's state never leaves the server: it is
+    rebuilt from the accepted moves. Returns the attempt as the move left it
+    (``attempt_state`` shows what each move showed)."""
+    from engine.sessions import clean_client_signals
 
     if not isinstance(move, str) or not move.strip():
         raise AttemptError("write a move first")
     if len(move) > 300 or "\x00" in move:
         raise AttemptError("a move is at most 300 characters of text")
+    move = move.strip()
     refused = ""
     with transaction.atomic():
         attempt = _locked_attempt(attempt_id, player, "this game has ended; its result is shown")
         family = get_family(attempt.task.family)
-        if not getattr(family, "interactive", False):
+        if not family.interactive:
             raise AttemptError("this task takes one answer, not moves")
         now = timezone.now()
         if attempt.deadline_at is not None and now > attempt.deadline_at:
@@ -636,20 +648,32 @@ def move_attempt(
             timed_out = True
         else:
             timed_out = False
+            sent = list(
+                attempt.steps.order_by("index").values_list("move", "accepted", "created_at")
+            )
+            played = [each for each, accepted, _ in sent if accepted]
+            previous = sent[-1][2] if sent else attempt.started_at
+            step = FamilyStep(
+                attempt=attempt,
+                index=len(sent),
+                move=move,
+                created_at=now,
+                elapsed_ms=max(0, int((now - previous).total_seconds() * 1000)),
+                client=clean_client_signals(client),
+            )
             try:
-                result = family.step(attempt.task.to_core(), list(attempt.moves), move.strip())
+                result = family.step(attempt.task.to_core(), played, move)
             except FamilyError as error:
+                refused = str(error)
+                step.accepted, step.error = False, refused[:500]
+                step.save()
                 attempt.invalid_moves += 1
                 attempt.save(update_fields=["invalid_moves"])
-                refused = str(error)
             else:
-                attempt.moves = [*attempt.moves, move.strip()]
-                # The reports of every move add up (a paste at the first move counts
-                # as much as one at the last).
-                attempt.client = add_client_reports(attempt.client, clean_client_signals(client))
-                attempt.save(update_fields=["moves", "client"])
+                step.accepted = True
+                step.save()
                 if result["over"]:
-                    _end_game(attempt, family, now)
+                    _end_game(attempt, family, now, [*played, move])
     if timed_out:
         raise AttemptTimeUp("time is up for this game: it has ended with the moves made")
     if refused:
@@ -657,9 +681,13 @@ def move_attempt(
     return attempt
 
 
-def _end_game(attempt: FamilyAttempt, family, at) -> None:
-    score = family.finish(attempt.task.to_core(), list(attempt.moves))
-    attempt.answer = "\n".join(attempt.moves)
+def _end_game(attempt: FamilyAttempt, family, at, played: list[str] | None = None) -> None:
+    """Score a game on its accepted moves (``played``, read from its steps when not given)
+    and end it at ``at``."""
+    if played is None:
+        played = attempt.played_moves()
+    score = family.finish(attempt.task.to_core(), played)
+    attempt.answer = "\n".join(played)
     attempt.correct = score.correct
     attempt.value = score.value
     attempt.details = {**score.details, "invalid_moves": attempt.invalid_moves}
@@ -671,11 +699,14 @@ def _end_game(attempt: FamilyAttempt, family, at) -> None:
     _board_changed(attempt.task)
 
 
-def game_log(attempt: FamilyAttempt) -> list[dict]:
-    """The accepted moves with what each showed, rebuilt by replaying them."""
+def game_log(attempt: FamilyAttempt, played: Sequence[str] | None = None) -> list[dict]:
+    """The accepted moves (``played``, read from the attempt's steps when not given) with
+    what each showed, rebuilt by replaying them."""
+    if played is None:
+        played = attempt.played_moves()
     family = get_family(attempt.task.family)
-    observations = family.observations(attempt.task.to_core(), attempt.moves)
+    observations = family.observations(attempt.task.to_core(), list(played))
     return [
         {"move": move, "observation": observation}
-        for move, observation in zip(attempt.moves, observations, strict=True)
+        for move, observation in zip(played, observations, strict=True)
     ]

@@ -575,9 +575,9 @@ class FamilyAttempt(models.Model):
     value = models.FloatField(null=True)
     details = models.JSONField(default=dict, blank=True)
     elapsed_ms = models.PositiveIntegerField(null=True)
-    # An interactive family's game (the multi-turn games): the moves accepted so far, in
-    # order (the state is rebuilt from them), and how many moves were refused.
-    moves = models.JSONField(default=list, blank=True)
+    # An interactive family's game (the multi-turn games): its moves are ``steps``
+    # (``FamilyStep``, accepted and refused, each with its time and the page's report); the
+    # state is rebuilt from the accepted ones. How many moves were refused, kept here too.
     invalid_moves = models.PositiveIntegerField(default=0)
     # A study task's time limit (humanstudy.path.open_task); past it the attempt ends unsolved.
     deadline_at = models.DateTimeField(null=True, blank=True)
@@ -607,6 +607,39 @@ class FamilyAttempt(models.Model):
     @property
     def finished(self) -> bool:
         return self.finished_at is not None
+
+    def played_moves(self) -> list[str]:
+        """The accepted moves of a game, in order (one query)."""
+        return list(
+            self.steps.filter(accepted=True).order_by("index").values_list("move", flat=True)
+        )
+
+
+class FamilyStep(models.Model):
+    """One move sent in an interactive family's game, accepted or refused, as KUMO's
+    ``PlayStep`` records a game's steps: what was sent, when, how long after the previous
+    move (or the start), and what the page reported about it. What a move showed is not
+    stored: the game is rebuilt from the accepted moves and the task's hidden part."""
+
+    attempt = models.ForeignKey(FamilyAttempt, on_delete=models.CASCADE, related_name="steps")
+    index = models.PositiveIntegerField()
+    move = models.CharField(max_length=300)
+    accepted = models.BooleanField()
+    # Why the game refused the move (empty for an accepted one).
+    error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField()
+    elapsed_ms = models.PositiveIntegerField()
+    # As ``PlayStep.client``: None when the move came with no report.
+    client = models.JSONField(null=True, blank=True, default=None)
+
+    class Meta:
+        ordering = ["attempt_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "index"], name="one_family_step_per_index")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attempt_id}#{self.index} {self.move}"
 
 
 class FamilyPracticeRequest(models.Model):

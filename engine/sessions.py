@@ -169,22 +169,6 @@ def clean_client_signals(raw) -> dict | None:
     return cleaned or None
 
 
-def add_client_reports(total: dict | None, report: dict | None) -> dict | None:
-    """Two cleaned reports as one, for an attempt that keeps one report over several
-    moves (an interactive family's game): the counts and times added (within their
-    bounds), the delay to the first input kept from the first report that has one. None
-    stays None only when neither came."""
-    if not total or not report:
-        return total or report
-    merged = dict(total)
-    for name, value in report.items():
-        if name == "first_input_ms":
-            merged.setdefault(name, value)
-        else:
-            merged[name] = min(merged.get(name, 0) + value, CLIENT_SIGNALS[name])
-    return merged
-
-
 def take_action(
     session_id: int, player: User, action: str, client=None, *, watching: bool = False
 ) -> MoveOutcome:

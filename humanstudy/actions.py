@@ -16,7 +16,15 @@ from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from engine import families, sessions
-from engine.models import Domain, FamilyAttempt, FamilyTask, Instance, PlaySession, PlayStep
+from engine.models import (
+    Domain,
+    FamilyAttempt,
+    FamilyStep,
+    FamilyTask,
+    Instance,
+    PlaySession,
+    PlayStep,
+)
 from engine.seeds import fresh_seed, secret_seed
 from humanstudy.models import Participant, StudySettings, TaskSet, TaskSetItem
 from humanstudy.scoring import QualityThresholds, StudyMove, StudyTask, pay, quality_problems
@@ -197,7 +205,7 @@ def how_played(task: FamilyTask) -> str:
     from engine.core.families.base import FamilyError, get_family
 
     try:
-        interactive = getattr(get_family(task.family), "interactive", False)
+        interactive = get_family(task.family).interactive
     except (FamilyError, KeyError):
         interactive = False
     if interactive:
@@ -393,12 +401,27 @@ def client_reports() -> dict[int, ClientReports]:
     for row in steps:
         found[row["session__player_id"]].moves += row["moves"]
         found[row["session__player_id"]].unreported += row["unreported"]
+    # A game of another family: its steps; any other family task: its one answer.
+    games = families.interactive_families()
+    game_in_set = TaskSetItem.objects.filter(
+        task_set_id=OuterRef("attempt__player__participant__task_set_id"),
+        family_task_id=OuterRef("attempt__task_id"),
+    )
+    game_steps = (
+        FamilyStep.objects.filter(Exists(game_in_set), attempt__model_name="")
+        .values("attempt__player_id")
+        .annotate(moves=Count("pk"), unreported=Count("pk", filter=Q(client__isnull=True)))
+    )
+    for row in game_steps:
+        found[row["attempt__player_id"]].moves += row["moves"]
+        found[row["attempt__player_id"]].unreported += row["unreported"]
     task_in_set = TaskSetItem.objects.filter(
         task_set_id=OuterRef("player__participant__task_set_id"), family_task_id=OuterRef("task_id")
     )
     answers = (
         FamilyAttempt.objects.filter(Exists(task_in_set), model_name="")
         .exclude(finished_at=None)
+        .exclude(task__family__in=games)
         .values("player_id")
         .annotate(moves=Count("pk"), unreported=Count("pk", filter=Q(client__isnull=True)))
     )
@@ -419,8 +442,9 @@ def in_task_set(participant: Participant, task_id: int) -> bool:
 
 
 def study_tasks(participant: Participant) -> list[StudyTask]:
-    """The participant's finished tasks with their moves, for the quality filter. A family
-    task is one move (its answer), with its chance of being right at random."""
+    """The participant's finished tasks with their moves, for the quality filter. A game of
+    another family has its steps as moves; any other family task is one move (its answer),
+    with its chance of being right at random."""
     items = list(participant.task_set.items.all()) if participant.task_set else []
     ids = [item.instance_id for item in items if item.instance_id]
     finished = (
@@ -448,15 +472,23 @@ def study_tasks(participant: Participant) -> list[StudyTask]:
         )
         .exclude(finished_at=None)
         .select_related("task")
+        .prefetch_related("steps")
     )
+    games = families.interactive_families()
     for attempt in attempts:
+        if attempt.task.family in games:
+            moves = [
+                StudyMove("move", step.elapsed_ms, step.client) for step in attempt.steps.all()
+            ]
+        else:
+            # (An empty report is none: a page's report always holds its signals.)
+            moves = [StudyMove("answer", attempt.elapsed_ms or 0, attempt.client or None)]
         tasks.append(
             StudyTask(
                 n_truths=0,
                 correct=bool(attempt.correct),
                 actions_taken=0,
-                # (An empty report is none: a page's report always holds its signals.)
-                moves=[StudyMove("answer", attempt.elapsed_ms or 0, attempt.client or None)],
+                moves=moves,
                 interactive=False,
                 random_chance=0.5
                 if attempt.task.public.get("answer_format") == "true or false"

@@ -113,7 +113,7 @@ def family_plan(task) -> FamilyPlan:
         reference = family.reference_answer(instance)
     except Exception as error:  # noqa: BLE001 - any failure means: no plan
         raise Unplayable(f"{name}: no reference answer ({error})") from None
-    if getattr(family, "interactive", False):
+    if family.interactive:
         moves = tuple(move.strip() for move in reference.splitlines() if move.strip())
         if not moves or not family.score(instance, reference).correct:
             raise Unplayable(f"{name}: its reference moves do not win the game")

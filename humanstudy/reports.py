@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from decimal import Decimal
 
+from engine import families
 from engine.models import FamilyAttempt, PlaySession, PlayStep
 from engine.sessions import CLIENT_SIGNALS
 from humanstudy import actions
@@ -208,11 +209,13 @@ def step_rows() -> Iterator[dict]:
 
 
 def _attempt_rows() -> Iterator[dict]:
-    """One row per answered (or timed-out) family task of a participant's set."""
+    """One row per answered (or timed-out) family task of a participant's set; a game of
+    another family, one row per move sent (with what an accepted move showed)."""
     positions = {
         (item.task_set_id, item.family_task_id): item.position
         for item in TaskSetItem.objects.exclude(family_task=None)
     }
+    games = families.interactive_families()
     attempts = (
         FamilyAttempt.objects.filter(player__participant__isnull=False, model_name="")
         .exclude(finished_at=None)
@@ -224,10 +227,8 @@ def _attempt_rows() -> Iterator[dict]:
         position = positions.get((participant.task_set_id, attempt.task_id))
         if position is None:
             continue
-        client = attempt.client or {}
         task = attempt.task
-        yield {
-            "client_reported": bool(attempt.client),
+        common = {
             "participant": attempt.player.username,
             "task_set": participant.task_set.name,
             "position": position,
@@ -236,16 +237,7 @@ def _attempt_rows() -> Iterator[dict]:
             "n_actions": "",
             "seed": task.seed,
             "session": f"attempt-{attempt.pk}",
-            "step": 0,
-            "kind": "answer",
-            "accepted": bool(attempt.answer),
-            "sent": attempt.answer,
             "name": "",
-            "observation": "",
-            "error": (attempt.details or {}).get("error", ""),
-            "created_at": attempt.finished_at.isoformat(),
-            "elapsed_ms": attempt.elapsed_ms,
-            **{f"client_{name}": client.get(name, "") for name in CLIENT_SIGNALS},
             "session_deadline": _time(attempt.deadline_at),
             "session_correct": attempt.correct,
             "flagged": participant.flagged,
@@ -253,4 +245,43 @@ def _attempt_rows() -> Iterator[dict]:
             "family": task.family,
             "score": attempt.value,
             "details": json.dumps(attempt.details or {}, ensure_ascii=False),
+        }
+        if task.family in games:
+            yield from _game_rows(attempt, common)
+            continue
+        client = attempt.client or {}
+        yield {
+            **common,
+            "client_reported": bool(attempt.client),
+            "step": 0,
+            "kind": "answer",
+            "accepted": bool(attempt.answer),
+            "sent": attempt.answer,
+            "observation": "",
+            "error": (attempt.details or {}).get("error", ""),
+            "created_at": attempt.finished_at.isoformat(),
+            "elapsed_ms": attempt.elapsed_ms,
+            **{f"client_{name}": client.get(name, "") for name in CLIENT_SIGNALS},
+        }
+
+
+def _game_rows(attempt: FamilyAttempt, common: dict) -> Iterator[dict]:
+    """The rows of one finished game: every move sent, in order."""
+    steps = list(attempt.steps.order_by("index"))
+    played = [step.move for step in steps if step.accepted]
+    shown = iter(families.game_log(attempt, played))
+    for step in steps:
+        client = step.client or {}
+        yield {
+            **common,
+            "client_reported": step.client is not None,
+            "step": step.index,
+            "kind": "move",
+            "accepted": step.accepted,
+            "sent": step.move,
+            "observation": next(shown)["observation"] if step.accepted else "",
+            "error": step.error,
+            "created_at": step.created_at.isoformat(),
+            "elapsed_ms": step.elapsed_ms,
+            **{f"client_{name}": client.get(name, "") for name in CLIENT_SIGNALS},
         }

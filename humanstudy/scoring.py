@@ -32,7 +32,7 @@ def pay(
 
 @dataclass(frozen=True)
 class StudyMove:
-    kind: str  # "action" or "answer"
+    kind: str  # "action" or "answer" (KUMO), "move" (another family's game), "answer"
     elapsed_ms: int
     # What the page reported since the previous move (engine.sessions.CLIENT_SIGNALS), or
     # None when the move came with no report: not the same as "no paste, never away".
@@ -49,9 +49,9 @@ class StudyTask:
     correct: bool
     actions_taken: int
     moves: list[StudyMove]
-    # A task of another family (answered once, no actions): its chance of being right by
-    # a random answer (0.5 for true/false, 0 for a number or a grid), and no "blind"
-    # answers, since it has no actions to take first.
+    # A task of another family (answered once, or a game played by moves): its chance of
+    # being right by a random answer (0.5 for true/false, 0 for a number, a grid or a
+    # game), and no "blind" answers, since it has no actions to take before an answer.
     interactive: bool = True
     random_chance: float | None = None
 

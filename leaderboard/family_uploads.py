@@ -52,7 +52,7 @@ def uploadable_family(name: str) -> Family:
         family = get_family(name)
     except FamilyError as error:
         raise FamilyUploadError(str(error)) from None
-    if getattr(family, "interactive", False):
+    if family.interactive:
         raise FamilyUploadError(
             f"the family {name} is played move by move, so a reply cannot be scored on its "
             "own: play it with the runner or the attempt API"

@@ -176,7 +176,7 @@ def do_close_open_family_attempts(target: Round) -> int:
         )
         for attempt in unfinished:
             ended += FamilyAttempt.objects.filter(pk=attempt.pk).update(
-                answer="\n".join(attempt.moves),
+                answer="\n".join(attempt.played_moves()),
                 correct=False,
                 value=0.0,
                 details={"error": NOT_FINISHED, "invalid_moves": attempt.invalid_moves},

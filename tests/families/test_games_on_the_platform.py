@@ -61,9 +61,11 @@ def test_a_game_over_the_api_move_by_move(api):
     assert body["moves"][-1]["observation"]["black"] == 3
     assert api.post(url, {"move": code}, format="json").status_code == 409
     attempt = FamilyAttempt.objects.get(pk=started["id"])
-    assert attempt.details["invalid_moves"] == 1 and attempt.moves == body["result"][
-        "answer"
-    ].split("\n")
+    assert attempt.details["invalid_moves"] == 1
+    assert attempt.played_moves() == body["result"]["answer"].split("\n")
+    steps = list(attempt.steps.order_by("index"))
+    assert [s.accepted for s in steps].count(False) == 1
+    assert [s.move for s in steps if s.accepted] == attempt.played_moves()
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES.kinds))
@@ -104,9 +106,14 @@ def test_a_chat_model_plays_turn_by_turn_behind_the_fake_server():
             "--concurrency", "1", stdout=out,
         )  # fmt: skip
     attempt = FamilyAttempt.objects.get(model_name="turn-taker")
-    assert attempt.correct and attempt.value == 1.0 and attempt.moves == plan
+    assert attempt.correct and attempt.value == 1.0 and attempt.played_moves() == plan
     assert attempt.invalid_moves == 1 and attempt.details["parse_errors"] == 1
     assert attempt.tokens > 0
+    # Every move it sent is a step: the refused one too, with its reason, in order.
+    steps = list(attempt.steps.order_by("index"))
+    assert [(s.move, s.accepted) for s in steps] == [("A A", False)] + [(m, True) for m in plan]
+    assert steps[0].error and steps[0].client is None
+    assert [s.created_at for s in steps] == sorted(s.created_at for s in steps)
     # The model only ever saw the rules, its own replies and the observations.
     last = seen[-1]
     assert any("Not allowed" in m["content"] for m in last if m["role"] == "user")
@@ -132,7 +139,7 @@ def test_a_game_whose_time_ran_out_scores_the_moves_made(make_user, path):
         else:
             assert families.expire_overdue_attempts(player) == 1
     attempt.refresh_from_db()
-    assert attempt.finished_at == attempt.deadline_at and attempt.moves == moves[:1]
+    assert attempt.finished_at == attempt.deadline_at and attempt.played_moves() == moves[:1]
     assert attempt.answer == moves[0] and attempt.correct is False and attempt.value == 0.0
     assert attempt.details["moves"] == 1 and attempt.details["dimension"] == "mathematical_logical"
 

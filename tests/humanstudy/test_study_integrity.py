@@ -23,7 +23,9 @@ from engine import sessions
 from engine.core.families.kumo.generate import GenerationError, generate_instance
 from engine.models import FamilyAttempt, FamilyTask, Instance, PlaySession, PlayStep
 from humanstudy import actions
+from humanstudy import reports as study_reports
 from humanstudy.models import Participant, StudySettings, TaskSet, TaskSetItem
+from humanstudy.scoring import QualityThresholds, quality_problems
 from tests.humanstudy.conftest import (
     PAGE_REPORT,
     build_study,
@@ -315,9 +317,10 @@ def test_a_family_answer_with_no_report_is_stored_as_none(sets_with_a_family_tas
     assert actions.client_reports()[participant.user_id].unreported == 1
 
 
-def test_a_study_games_reports_add_up_over_its_moves(db):
-    """A game of another family keeps one report for all its moves: a paste at the first
-    move still counts after the last, and a move without a report adds nothing."""
+def test_a_study_games_moves_are_steps_each_with_its_own_report(db):
+    """A game of another family records every move sent as a step, refused ones too, each
+    with its time and the page's report (None when none came); the quality filter and the
+    export read the moves one by one, as they read a KUMO game's steps."""
     build_study(participants=0)
     call_command(
         "build_task_sets", "--count", "1", "--family-task", "games/mastermind/easy",
@@ -333,12 +336,42 @@ def test_a_study_games_reports_add_up_over_its_moves(db):
     item = participant.task_set.items.get(family_task__isnull=False)
     location = client.post(f"/study/tasks/{item.position}/")["Location"]
     code = item.family_task.hidden["code"]
-    wrong = [g for g in ("RRR", "GGG", "BBB", "YYY") if g != code][:3]
+    wrong = [g for g in ("RRR", "GGG", "BBB", "YYY") if g != code][:2]
     pasted = json.dumps({**PAGE_REPORT, "pastes": 1, "hidden_ms": 4000})
     client.post(location, {"move": wrong[0], "client": pasted})
-    client.post(location, {"move": wrong[1]})  # no report: nothing added, nothing lost
-    client.post(location, {"move": wrong[2], "client": pasted})
+    client.post(location, {"move": "not a code", "client": json.dumps(PAGE_REPORT)})
+    client.post(location, {"move": wrong[1]})  # no report: recorded as none
+    client.post(location, {"move": code, "client": pasted})
     attempt = FamilyAttempt.objects.get(player=participant.user)
-    assert attempt.moves == wrong
-    assert attempt.client["pastes"] == 2 and attempt.client["hidden_ms"] == 8000
-    assert attempt.client["first_input_ms"] == PAGE_REPORT["first_input_ms"]
+    assert attempt.finished and attempt.correct and attempt.invalid_moves == 1
+    assert attempt.played_moves() == [*wrong, code] and attempt.client is None
+    steps = list(attempt.steps.order_by("index"))
+    assert [(s.index, s.move, s.accepted) for s in steps] == [
+        (0, wrong[0], True), (1, "not a code", False), (2, wrong[1], True), (3, code, True)
+    ]  # fmt: skip
+    assert steps[1].error and not steps[0].error
+    assert [s.client is None for s in steps] == [False, False, True, False]
+    assert steps[0].client["pastes"] == 1 and steps[3].client["hidden_ms"] == 4000
+    assert steps[0].created_at <= steps[1].created_at <= steps[2].created_at
+    assert steps[0].created_at >= attempt.started_at
+
+    (task,) = actions.study_tasks(participant)
+    assert [m.kind for m in task.moves] == ["move"] * 4
+    assert [m.reported for m in task.moves] == [True, True, False, True]
+    assert [m.elapsed_ms for m in task.moves] == [s.elapsed_ms for s in steps]
+    reports = actions.client_reports()[participant.user_id]
+    assert (reports.moves, reports.unreported) == (4, 1)
+    strict = QualityThresholds(min_median_seconds_per_move=0, max_unreported_share=0.2)
+    assert any("1 of 4 moves came with no report" in p for p in quality_problems([task], strict))
+    assert any("pasted 2 times" in p for p in quality_problems([task], QualityThresholds(
+        min_median_seconds_per_move=0, max_pastes=1)))  # fmt: skip
+
+    rows = [r for r in study_reports.step_rows() if r["family"] == "games"]
+    assert [(r["step"], r["kind"], r["sent"], r["accepted"]) for r in rows] == [
+        (0, "move", wrong[0], True), (1, "move", "not a code", False),
+        (2, "move", wrong[1], True), (3, "move", code, True),
+    ]  # fmt: skip
+    assert [r["client_reported"] for r in rows] == [True, True, False, True]
+    assert rows[0]["client_pastes"] == 1 and rows[2]["client_pastes"] == ""
+    assert rows[0]["observation"] and rows[1]["observation"] == "" and rows[1]["error"]
+    assert all(r["session_correct"] is True for r in rows)

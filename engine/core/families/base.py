@@ -183,6 +183,9 @@ class Family(ABC):
     # Whether ``score`` also takes a structured answer (a JSON list or object, as the API
     # passes it) besides text, and the figures ``Score.details`` reports per answer.
     structured_answers: bool = False
+    # Whether a task is played move by move (``moves``, ``step``, ``finish``, as KUMO's
+    # games and KORGym's), rather than answered once.
+    interactive: bool = False
     metrics: tuple[str, ...] = ("correct", "value")
     # For an interactive family: whether a model plays each turn in a new conversation
     # holding the current board alone (KORGym's way), rather than one conversation.
