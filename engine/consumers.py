@@ -1,10 +1,18 @@
-"""Browser play over websockets, with the same moves as the HTTP API.
+"""Browser play over websockets, with the same moves as the HTTP API, for every family.
 
-Messages from the browser: ``{"type": "action", "action": NAME}``,
-``{"type": "answer", "truth": NAME}`` and ``{"type": "sync"}``.
-Messages to the browser: ``{"type": "state", "state": {...}}`` (sent on connect and after
-every change, from the database, so a reconnecting or second tab never misses anything)
-and ``{"type": "error", "message": ...}`` for a refused move.
+A KUMO game's page (``/ws/play/{session}/``, ``PlayConsumer``) sends
+``{"type": "action", "action": NAME}``, ``{"type": "answer", "truth": NAME}`` and
+``{"type": "sync"}``, and is sent ``{"type": "state", "state": {...}}``.
+Another family's game (``/ws/family-attempts/{attempt}/``, ``FamilyAttemptConsumer``)
+sends ``{"type": "move", "move": TEXT, "client": {...}}`` and ``{"type": "sync"}``, and is
+sent ``{"type": "state", "steps": N, "finished": BOOL, "html": ...}``: the game as its page
+draws it (``templates/engine/_family_game.html``, rendered on the server, escaped as every
+page is); once it has ended the page loads itself again to show the result.
+Both are sent their state on connect and after every change, read from the database, so a
+reconnecting or second tab never misses anything, and ``{"type": "error", "message": ...}``
+for a refused move. The transport (frames, the live channel, its group) is one class,
+``LiveSocket``; each game's service stays the one write path of its moves
+(``engine.sessions``, ``engine.families``).
 
 The live channel (Redis) is best-effort: the socket that made a move is sent its new state
 directly, and a socket whose channel layer is unreachable stays open and keeps playing
@@ -28,12 +36,14 @@ import logging
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import DatabaseError, connection
 from django.db.models import F
+from django.template.loader import render_to_string
+from django.utils import timezone
 
 from benchmark.compiled_sql import Prepared
 from benchmark.handlers import in_pool
 from benchmark.retry import retried
-from engine import move_sql, sessions
-from engine.models import PlaySession
+from engine import families, move_sql, sessions
+from engine.models import FamilyAttempt, PlaySession
 from humanstudy.access import may_play
 
 logger = logging.getLogger(__name__)
@@ -89,15 +99,19 @@ def _state(session_id: int) -> dict:
     return sessions.session_state(sessions.expire_if_overdue(session))
 
 
-class PlayConsumer(AsyncJsonWebsocketConsumer):
+class LiveSocket(AsyncJsonWebsocketConsumer):
+    """What every game's socket shares: frames checked and decoded, the game's group on
+    the channel layer joined (and joined again when Redis returns), errors sent as
+    messages with the socket left open, and the count of steps already sent."""
+
     # Steps in the latest state sent to this socket.
     steps_sent = 0
-    # The session's group (set once the socket is allowed in), and whether this socket is
+    # The game's group (set once the socket is allowed in), and whether this socket is
     # in it (it is not while Redis is unreachable).
     group = ""
     grouped = False
-    # Whether this socket is counted in its session's ``watchers``.
-    counted = False
+    # What the socket plays, for the log ("session 12").
+    label = ""
 
     # Channels assigns ``channel_receive`` (the channel layer's receive) and awaits it for
     # as long as the socket is open; one failure would close the socket with 1011. Here a
@@ -127,36 +141,14 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(self.group, self.channel_name)
             self.grouped = True
         except Exception:
-            logger.warning("session %s: live updates unavailable", self.session_id, exc_info=True)
+            logger.warning("%s: live updates unavailable", self.label, exc_info=True)
 
-    async def connect(self) -> None:
-        user = self.scope.get("user")
-        self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
-        if user is None or not user.is_authenticated:
-            await self.close(code=4401)
-            return
-        if not await _open(user, self.session_id):
-            # Same answer for "not yours", "not in your task set" and "does not exist".
-            await self.close(code=4404)
-            return
-        self.counted = True
-        self.group = sessions.group_name(self.session_id)
-        await self.join_group()
-        await self.accept()
-        await self.send_state()
-
-    async def disconnect(self, code: int) -> None:
-        if self.counted:
-            self.counted = False
-            try:
-                await _close(self.session_id)
-            except DatabaseError:  # counted in for good: only unneeded events follow
-                logger.warning("session %s: socket not counted out", self.session_id)
+    async def leave_group(self) -> None:
         if self.grouped:
             try:
                 await self.channel_layer.group_discard(self.group, self.channel_name)
             except Exception:  # the group's entry expires on its own
-                logger.warning("session %s: group not left", self.session_id, exc_info=True)
+                logger.warning("%s: group not left", self.label, exc_info=True)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         """Decode one frame; anything malformed is answered with an error, and the socket
@@ -180,6 +172,9 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
     async def send_error(self, message: str) -> None:
         await self.send_json({"type": "error", "message": message})
 
+    # The moves a page sends (besides "sync", which asks for the state again).
+    moves: tuple[str, ...] = ()
+
     async def receive_json(self, content, **kwargs) -> None:
         if not isinstance(content, dict):
             await self.send_error("messages must be JSON objects")
@@ -189,9 +184,53 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
         if kind == "sync":
             await self.send_state_if_reachable()
             return
-        if kind not in ("action", "answer"):
+        if kind not in self.moves:
             await self.send_error(f"unknown message type {str(kind)[:50]!r}")
             return
+        await self.play(kind, content)
+
+    async def play(self, kind: str, content: dict) -> None:
+        raise NotImplementedError
+
+    async def send_state_if_reachable(self) -> None:
+        raise NotImplementedError
+
+
+class PlayConsumer(LiveSocket):
+    """A KUMO game's page."""
+
+    # Whether this socket is counted in its session's ``watchers``.
+    counted = False
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
+        self.label = f"session {self.session_id}"
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        if not await _open(user, self.session_id):
+            # Same answer for "not yours", "not in your task set" and "does not exist".
+            await self.close(code=4404)
+            return
+        self.counted = True
+        self.group = sessions.group_name(self.session_id)
+        await self.join_group()
+        await self.accept()
+        await self.send_state()
+
+    async def disconnect(self, code: int) -> None:
+        if self.counted:
+            self.counted = False
+            try:
+                await _close(self.session_id)
+            except DatabaseError:  # counted in for good: only unneeded events follow
+                logger.warning("session %s: socket not counted out", self.session_id)
+        await self.leave_group()
+
+    moves = ("action", "answer")
+
+    async def play(self, kind: str, content: dict) -> None:
         name = content.get("action" if kind == "action" else "truth", "")
         try:
             outcome, state = await _play(
@@ -260,3 +299,99 @@ class PlayConsumer(AsyncJsonWebsocketConsumer):
     async def forward(self, state: dict) -> None:
         self.steps_sent = max(self.steps_sent, len(state["steps"]))
         await self.send_json({"type": "state", "state": state})
+
+
+# -- every other family's games ------------------------------------------------------------
+
+
+@in_pool
+@retried
+def _open_attempt(user, attempt_id: int) -> bool:
+    """Whether the user may watch the attempt: the rule of its page."""
+    from engine.family_views import may_open
+
+    current = FamilyAttempt.objects.select_related("task").filter(pk=attempt_id).first()
+    return current is not None and may_open(user, current)
+
+
+@in_pool
+@retried
+def _move_attempt(attempt_id: int, user, move, client) -> None:
+    families.move_attempt(attempt_id, user, move, client)
+
+
+@in_pool
+@retried
+def _attempt_page(attempt_id: int, user) -> dict:
+    """The game as its page draws it; an attempt whose time ran out is ended first."""
+    from engine.family_views import page_state
+
+    current = FamilyAttempt.objects.select_related("task").get(pk=attempt_id)
+    if (
+        current.deadline_at is not None
+        and not current.finished
+        and timezone.now() > current.deadline_at
+    ):
+        families.expire_overdue_attempts(user)
+        current.refresh_from_db()
+    state = page_state(current)
+    html = ""
+    if not current.finished:  # an ended game's page is loaded again, with its result
+        html = render_to_string("engine/_family_game.html", {"state": state})
+    return {"steps": state.get("steps", 0), "finished": current.finished, "html": html}
+
+
+class FamilyAttemptConsumer(LiveSocket):
+    """A game of another family (Wordle, Mastermind…): its moves through the same service
+    as the page's form and the API (``engine.families.move_attempt``); after each change
+    (here, in another tab, or over the API) every open page is sent the game again."""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        self.attempt_id = int(self.scope["url_route"]["kwargs"]["attempt_id"])
+        self.label = f"attempt {self.attempt_id}"
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        if not await _open_attempt(user, self.attempt_id):
+            # Same answer for "not yours", "not in your task set" and "does not exist".
+            await self.close(code=4404)
+            return
+        self.group = families.group_name(self.attempt_id)
+        await self.join_group()
+        await self.accept()
+        await self.send_state_if_reachable()
+
+    async def disconnect(self, code: int) -> None:
+        await self.leave_group()
+
+    moves = ("move",)
+
+    async def play(self, kind: str, content: dict) -> None:
+        try:
+            await _move_attempt(
+                self.attempt_id, self.scope["user"], content.get("move"), content.get("client")
+            )
+        except families.AttemptError as error:
+            # Refused (counted), or time ran out (the game ended): said, then shown.
+            await self.send_error(str(error))
+        except DatabaseError:
+            logger.warning("%s: move failed on the database", self.label, exc_info=True)
+            await self.send_error("The server could not reach its database; try the move again.")
+        await self.send_state_if_reachable()
+
+    async def attempt_changed(self, event: dict) -> None:
+        # A move this socket already shows (its own) is old news; an end is always read.
+        steps = event.get("steps")
+        if steps is None or steps > self.steps_sent:
+            await self.send_state_if_reachable()
+
+    async def send_state_if_reachable(self) -> None:
+        try:
+            page = await _attempt_page(self.attempt_id, self.scope["user"])
+        except DatabaseError:
+            logger.warning("%s: state not read", self.label, exc_info=True)
+            await self.send_error("The server could not reach its database; try again.")
+            return
+        self.steps_sent = max(self.steps_sent, page["steps"])
+        await self.send_json({"type": "state", **page})

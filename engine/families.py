@@ -120,6 +120,27 @@ def do_generate_family_tasks(
     return GenerationReport(tasks, created)
 
 
+def group_name(attempt_id: int) -> str:
+    """The websocket group of the pages open on an attempt (``engine.consumers``)."""
+    return f"family-attempt-{attempt_id}"
+
+
+def notify(attempt_id: int, steps: int | None = None) -> None:
+    """Tell the pages open on the attempt that it changed (after commit). ``steps``, its
+    step count after a move, lets a page that already shows that state drop the event;
+    None (the attempt ended) makes every page read it afresh."""
+    from engine.sessions import tell_group
+
+    event: dict = {"type": "attempt.changed", "attempt": attempt_id}
+    if steps is not None:
+        event["steps"] = steps
+    tell_group(group_name(attempt_id), event)
+
+
+def _notify_on_commit(attempt: FamilyAttempt, steps: int | None = None) -> None:
+    transaction.on_commit(lambda: notify(attempt.pk, steps), robust=True)
+
+
 def start_attempt(player: User, task: FamilyTask) -> tuple[FamilyAttempt, bool]:
     """The player's attempt at a task (made on first call; the same one afterwards)."""
     return FamilyAttempt.objects.get_or_create(player=player, task=task, model_name="")
@@ -173,6 +194,7 @@ def answer_attempt(
         else:
             timed_out = False
             _score_answer(attempt, answer, client, now)
+        _notify_on_commit(attempt)
     if timed_out:  # raised after the commit: the ended attempt is kept
         raise AttemptTimeUp("time is up for this task: it has ended, unsolved")
     return attempt
@@ -268,6 +290,7 @@ def expire_overdue_attempts(player: User) -> int:
             )
             if attempt is not None:
                 _end_at_deadline(attempt)
+                _notify_on_commit(attempt)
                 ended += 1
     return ended
 
@@ -290,7 +313,10 @@ def attempt_state(attempt: FamilyAttempt) -> dict:
     }
     if get_family(task.family).interactive:
         state["interactive"] = True
-        played = attempt.played_moves()
+        sent = list(attempt.steps.order_by("index").values_list("move", "accepted"))
+        played = [move for move, accepted in sent if accepted]
+        # Every move sent so far, refused ones too: a page shows the state of the most.
+        state["steps"] = len(sent)
         state["moves"] = game_log(attempt, played)
         state["invalid_moves"] = attempt.invalid_moves
         shown = [m["observation"] for m in state["moves"] if isinstance(m["observation"], dict)]
@@ -674,6 +700,8 @@ def move_attempt(
                 step.save()
                 if result["over"]:
                     _end_game(attempt, family, now, [*played, move])
+        # Accepted or refused, the pages open on the game show it changed.
+        _notify_on_commit(attempt, None if attempt.finished else step.index + 1)
     if timed_out:
         raise AttemptTimeUp("time is up for this game: it has ended with the moves made")
     if refused:

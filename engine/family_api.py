@@ -137,6 +137,9 @@ class AttemptSerializer(serializers.Serializer):
     interactive = serializers.BooleanField(required=False, help_text="a game played by moves")
     moves = GameMoveSerializer(many=True, required=False, help_text="a game's moves so far")
     invalid_moves = serializers.IntegerField(required=False)
+    steps = serializers.IntegerField(
+        required=False, help_text="a game's moves sent so far, refused ones included"
+    )
     view = serializers.CharField(
         required=False, help_text="a game's board now, as text (games with a board)"
     )

@@ -123,6 +123,19 @@ def attempt(request, attempt_id: int):
     ):
         families.expire_overdue_attempts(request.user)  # time is up: it ends, unsolved
         current.refresh_from_db()
+    # The answer form is the family's (state["form"]): LR²Bench's imported items share
+    # some kind names with the generated puzzles but are answered as text, in its format.
+    return render(
+        request,
+        "engine/family_attempt.html",
+        {"state": page_state(current), "study": participant is not None},
+    )
+
+
+def page_state(current: FamilyAttempt) -> dict:
+    """The attempt's state as its page draws it (``families.attempt_state``, with what each
+    move showed in words, the logic grid's columns and the time left); the page's socket
+    draws the game from the same state (``engine.consumers.FamilyAttemptConsumer``)."""
     state = families.attempt_state(current)
     if state["form"] == "logic_grid":
         # The matrix's columns: every category but the people's names (the rows). Never
@@ -139,13 +152,16 @@ def attempt(request, attempt_id: int):
         state["seconds_left"] = max(
             0, round((current.deadline_at - timezone.now()).total_seconds())
         )
-    # The answer form is the family's (state["form"]): LR²Bench's imported items share
-    # some kind names with the generated puzzles but are answered as text, in its format.
-    return render(
-        request,
-        "engine/family_attempt.html",
-        {"state": state, "study": participant is not None},
-    )
+    return state
+
+
+def may_open(user, current: FamilyAttempt) -> bool:
+    """Whether ``user`` may see the attempt's page (and open its socket): their own
+    attempt, and for a study participant only a task of their own set."""
+    if current.player_id != user.pk:
+        return False
+    participant = getattr(user, "participant", None)
+    return participant is None or _in_study(participant, current)
 
 
 def _in_study(participant, current: FamilyAttempt) -> bool:

@@ -367,8 +367,18 @@ def notify(session_id: int, steps: int | None = None) -> None:
 
     ``steps``, the session's step count after the change, lets a socket that already has
     that state (the mover's own) drop the event; every other socket reads the state afresh.
+    Sent as ``tell_group`` sends it."""
+    event: dict = {"type": "session.changed", "session": session_id}
+    if steps is not None:
+        event["steps"] = steps
+    tell_group(group_name(session_id), event)
 
-    Best effort: the move is committed by now and is the truth; if the channel layer
+
+def tell_group(group: str, event: dict) -> None:
+    """Send ``event`` to a websocket group (a game's watching pages), after the change it
+    announces has committed.
+
+    Best effort: the change is committed by now and is the truth; if the channel layer
     (Redis) is unreachable, the mover still gets its answer and a watching page catches
     up when its socket reconnects (it is sent the state on connect).
 
@@ -381,20 +391,15 @@ def notify(session_id: int, steps: int | None = None) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    event: dict = {"type": "session.changed", "session": session_id}
-    if steps is not None:
-        event["steps"] = steps
     try:
         loop = _server_loop()
         if loop is None:
-            async_to_sync(layer.group_send)(group_name(session_id), event)
+            async_to_sync(layer.group_send)(group, event)
         else:
-            sent = asyncio.run_coroutine_threadsafe(
-                layer.group_send(group_name(session_id), event), loop
-            )
-            sent.add_done_callback(functools.partial(_log_unsent, session_id))
+            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, event), loop)
+            sent.add_done_callback(functools.partial(_log_unsent, group))
     except Exception:
-        logger.warning("live update of session %s not sent", session_id, exc_info=True)
+        logger.warning("live update of %s not sent", group, exc_info=True)
 
 
 def _server_loop() -> asyncio.AbstractEventLoop | None:
@@ -406,9 +411,9 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     return loop if loop.is_running() and not loop.is_closed() else None
 
 
-def _log_unsent(session_id: int, sent) -> None:
+def _log_unsent(group: str, sent) -> None:
     if not sent.cancelled() and sent.exception() is not None:
-        logger.warning("live update of session %s not sent", session_id, exc_info=sent.exception())
+        logger.warning("live update of %s not sent", group, exc_info=sent.exception())
 
 
 def answer_is_secret(session: PlaySession) -> bool:

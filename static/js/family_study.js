@@ -7,7 +7,9 @@
   const form = document.getElementById("family-answer-form");
   const report = document.getElementById("client-report");
   if (form && report) {
-    form.addEventListener("submit", () => {
+    form.addEventListener("submit", (event) => {
+      // A move sent over the page's socket (family_game.js) carried its own report.
+      if (event.defaultPrevented) return;
       if (window.kumoSignals) report.value = JSON.stringify(window.kumoSignals.take());
     });
   }

@@ -1,6 +1,6 @@
 /* A game played by keys (templates/engine/family_attempt.html): a mapped key — or a click
  * on its button — plays its move through the same form as a typed move, so the server
- * checks it the same way. Keys typed into the move box still go to the box once it holds
+ * checks it the same way (over the page's socket when it is open). Keys typed into the move box still go to the box once it holds
  * text (so arrow keys can move the caret in a half-typed move). */
 (function () {
   "use strict";
@@ -12,8 +12,13 @@
   let sent = false;
 
   function play(move) {
-    if (sent) return; // one move per page: the next page shows its result
-    sent = true;
+    // Over the page's socket (family_game.js) every key is a move, played in order;
+    // through the form, one move a page: the next page shows its result.
+    const live = window.kumoFamilyGame && window.kumoFamilyGame.connected();
+    if (!live) {
+      if (sent) return;
+      sent = true;
+    }
     box.value = move;
     form.requestSubmit();
   }

@@ -46,7 +46,8 @@ class GamePlayTests(BrowserTestCase):
         expect(page.locator("#family-result-heading")).to_have_text("Correct")
         expect(page.locator("#game-score")).to_contain_text("1.000")
         done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
-        assert done.correct and done.invalid_moves == 1 and done.played_moves() == moves
+        played = orm(done.played_moves)
+        assert done.correct and done.invalid_moves == 1 and played == moves
 
     def test_a_maze_walked_to_the_goal(self):
         self.play("maze", "fly", "north, south, east or west")
@@ -88,8 +89,45 @@ class GamePlayTests(BrowserTestCase):
                 expect(page.locator("#game-log li")).to_have_count(number)
         expect(page.locator("#family-result-heading")).to_have_text("Correct")
         done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
-        assert (
-            done.correct
-            and done.played_moves() == moves
-            and done.invalid_moves == (1 if blocked else 0)
+        played = orm(done.played_moves)
+        assert done.correct and played == moves and done.invalid_moves == (1 if blocked else 0)
+
+    def test_moves_go_over_the_pages_socket_and_reach_a_second_tab(self):
+        """Once the page's socket is open, a move is played without loading the page again,
+        and a second tab on the same game is shown it; the end loads both pages again, with
+        the result."""
+        self.store_task("games", "maze", "easy")
+        page = self.start_browser()
+        self.log_in(page, "walker", PASSWORD, "/families/")
+        page.locator('tr[data-kind="maze"]').get_by_role("button", name="easy", exact=True).click()
+        page.wait_for_url(re.compile(r"/families/attempts/\d+/$"))
+        attempt = orm(
+            lambda: FamilyAttempt.objects.select_related("task").get(
+                player__username="walker", task__kind="maze"
+            )
         )
+        other = page.context.new_page()
+        other.goto(page.url)
+        for tab in (page, other):
+            tab.wait_for_function("window.__familySocket && window.__familySocket.readyState === 1")
+            tab.evaluate("window.__sameDocument = true")
+        page.fill("#move", "fly")
+        page.keyboard.press("Enter")
+        expect(page.locator("#game-error")).to_contain_text("north, south, east or west")
+        expect(page.locator("#move-count")).to_contain_text("1 refused so far")
+        expect(other.locator("#move-count")).to_contain_text("1 refused so far")
+        moves = GAMES.reference_answer(attempt.task.to_core()).splitlines()
+        for number, move in enumerate(moves[:-1], 1):
+            page.fill("#move", move)
+            page.keyboard.press("Enter")
+            expect(page.locator("#game-log li")).to_have_count(number)
+            expect(other.locator("#game-log li")).to_have_count(number)
+            expect(page.locator("#game-error")).to_be_hidden()
+        assert page.evaluate("window.__sameDocument") and other.evaluate("window.__sameDocument")
+        other.fill("#move", moves[-1])  # the last move from the second tab
+        other.keyboard.press("Enter")
+        for tab in (page, other):
+            expect(tab.locator("#family-result-heading")).to_have_text("Correct")
+            assert tab.evaluate("window.__sameDocument === undefined")  # loaded again
+        done = orm(lambda: FamilyAttempt.objects.get(pk=attempt.pk))
+        assert done.correct and done.invalid_moves == 1 and orm(done.played_moves) == moves

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from playwright.sync_api import Page, expect
 
 from engine.core.families.base import get_family
-from engine.models import PlaySession
+from engine.models import FamilyStep, PlaySession
 from humanstudy.models import Participant, StudySettings
 from tests.browser.test_play_page import BrowserTestCase, orm
 
@@ -39,7 +39,8 @@ class StudyWithAFamilyTaskTests(BrowserTestCase):
             )
         call_command(
             "build_task_sets", "--count", "1", "--seed", "1",
-            "--family-task", "simple/logic/easy", stdout=StringIO(),
+            "--family-task", "simple/logic/easy", "--family-task", "games/hanoi/easy",
+            stdout=StringIO(),
         )  # fmt: skip
 
     def in_study_frame(self, page: Page) -> None:
@@ -102,9 +103,29 @@ class StudyWithAFamilyTaskTests(BrowserTestCase):
                 self.in_study_frame(page)
                 task = item.family_task
                 right = get_family(task.family).reference_answer(task.to_core())
-                page.check(f"input[name=answer][value={right}]")
-                page.get_by_role("button", name="Answer").click()
-                expect(page.locator("#family-result-heading")).to_have_text("Correct")
+                if task.family == "games":
+                    # A game, move by move over the page's socket, each move with its report.
+                    page.wait_for_function(
+                        "window.__familySocket && window.__familySocket.readyState === 1"
+                    )
+                    moves = right.splitlines()
+                    for number, move in enumerate(moves, 1):
+                        page.fill("#move", move)
+                        page.keyboard.press("Enter")
+                        if number < len(moves):
+                            expect(page.locator("#game-log li")).to_have_count(number)
+                    expect(page.locator("#family-result-heading")).to_have_text("Correct")
+                    steps = orm(
+                        lambda: list(
+                            FamilyStep.objects.filter(attempt__player__participant__label=LABEL)
+                        )
+                    )
+                    assert [step.move for step in steps] == moves
+                    assert all(step.client and step.client["keys"] > 0 for step in steps)
+                else:
+                    page.check(f"input[name=answer][value={right}]")
+                    page.get_by_role("button", name="Answer").click()
+                    expect(page.locator("#family-result-heading")).to_have_text("Correct")
                 self.in_study_frame(page)
                 page.get_by_role("link", name="Back to your tasks").click()
             else:
