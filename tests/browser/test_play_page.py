@@ -83,6 +83,13 @@ class DaphneOnTestDatabase(DaphneProcess):
         # The child is forked: it must not inherit open SQLite connections (WAL's shared
         # memory does not survive a fork; seen: "database disk image is malformed").
         connections.close_all()
+        # Nor PostgreSQL's pooled ones: closing a connection hands it back to the pool, whose
+        # sockets the child would copy and share with this process (seen: a test's query
+        # waiting forever for an answer the server process had read).
+        for connection in connections.all():
+            close_pool = getattr(connection, "close_pool", None)
+            if close_pool is not None:
+                close_pool()
         super().__init__(
             host,
             get_application,
