@@ -19,7 +19,7 @@ import random
 import re
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -45,6 +45,70 @@ class FamilyRunReport:
     parse_errors: int
     failed: int
     skipped: int
+    # Every stored attempt of the run's tasks and runs, those kept from an earlier run too
+    # (the ids, for ``attempt_record``).
+    stored: tuple[int, ...] = ()
+
+
+def turn(reply, content: str, read: str | None = None, error: str = "") -> dict:
+    """One reply of a model as the runner records it (``FamilyAttempt.turns``, the shape of
+    a turn in KUMO's results records): ``reply`` a ``ChatReply``, or None for a built-in
+    player's."""
+    return {
+        "reply": content,
+        "reasoning": getattr(reply, "reasoning", None) or "",
+        "tokens": {
+            "prompt": getattr(reply, "prompt_tokens", 0),
+            "completion": getattr(reply, "completion_tokens", 0),
+        },
+        "read": read,
+        "error": error,
+    }
+
+
+def attempt_record(attempt: FamilyAttempt) -> dict:
+    """One line of a run's results file (``run_family_tasks --out``): the family replies
+    JSONL that ``/api/v1/family-submissions/`` takes (``task``, ``model``, ``run``,
+    ``reply``, ``tokens``; a game has no one reply and is not uploaded), with the server's
+    verdict, the game's moves and every turn beside it."""
+    task = attempt.task
+    turns = attempt.turns or []
+    record = {
+        "task": task.pk,
+        "family": task.family,
+        "kind": task.kind,
+        "level": task.level,
+        "model": attempt.model_name,
+        "run": attempt.run,
+    }
+    if not get_family(task.family).interactive and turns:
+        record["reply"] = turns[-1]["reply"]
+    record["tokens"] = {
+        "prompt": sum(t["tokens"]["prompt"] for t in turns),
+        "completion": sum(t["tokens"]["completion"] for t in turns),
+    }
+    # The verdict as the attempt's owner may see it now (``engine.families.attempt_state``):
+    # none for a task of a round not yet published, no details for a ranked attempt of a
+    # live round; ``secret`` says what is held back.
+    from engine.families import attempt_state
+
+    result = attempt_state(attempt).get("result", {})
+    record["answer"] = attempt.answer
+    record.update({key: result[key] for key in ("correct", "value", "details") if key in result})
+    if result.get("secret") or result.get("reference_secret"):
+        record["secret"] = True
+    record.update(
+        parse_error=attempt.parse_error,
+        invalid_moves=attempt.invalid_moves,
+        elapsed_ms=attempt.elapsed_ms,
+    )
+    if get_family(task.family).interactive:
+        record["moves"] = [
+            {"move": step.move, "accepted": step.accepted, "error": step.error}
+            for step in attempt.steps.order_by("index")
+        ]
+    record["turns"] = turns
+    return record
 
 
 def random_answer(instance: FamilyInstance, rng: random.Random) -> str:
@@ -81,6 +145,7 @@ def play_family_tasks(
     kind = ModelEntry.Kind.BASELINE if client is None else ModelEntry.Kind.MODEL
     # The entry's own spelling: the same model in another case adds to the same rows.
     model = claim_model_name(model, user=started_by, kind=kind).name
+    tasks = list(tasks)
     jobs, total = [], 0
     for task in tasks:
         done = set(
@@ -102,12 +167,14 @@ def play_family_tasks(
     if attempts:
         # One recompute for the whole run (its attempts marked their groups stale).
         queue_recompute()
+    stored = FamilyAttempt.objects.filter(model_name=model, task__in=tasks, run__lt=runs)
     return FamilyRunReport(
         attempts=len(attempts),
         correct=sum(bool(a.correct) for a in attempts),
         parse_errors=sum(bool(a.parse_error) for a in attempts),
         failed=len(results) - len(attempts),
         skipped=total - len(jobs),
+        stored=tuple(stored.order_by("task_id", "run").values_list("pk", flat=True)),
     )
 
 
@@ -133,6 +200,7 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
     started = timezone.now()
     limit = int(instance.public.get("turn_limit", 50))
     history: list[str] = []
+    turns: list[dict] = []  # a chat model's replies (``turn``)
     sent: list[FamilyStep] = []  # every move sent, accepted or refused, as the game's steps
     invalid = parse_errors = tokens = 0
 
@@ -142,7 +210,7 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
         sent.append(
             FamilyStep(
                 index=len(sent),
-                move=move[:300],
+                move=move,
                 accepted=not error,
                 error=error[:500],
                 created_at=now,
@@ -176,11 +244,13 @@ def _play_game(task, run, *, model, player, client, seed) -> FamilyAttempt | Non
         except LLMError:
             return None
         invalid, parse_errors, tokens = talk.refused, talk.parse_errors, talk.tokens
+        turns = talk.turns
     score = family.finish(instance, history)
     return _store(
         task, run, model, player, started,
         answer="\n".join(history),
         steps=sent,
+        turns=turns,
         invalid_moves=invalid,
         correct=score.correct,
         value=score.value,
@@ -199,6 +269,7 @@ class Conversation:
     tokens: int = 0
     parse_errors: int = 0
     refused: int = 0
+    turns: list[dict] = field(default_factory=list)  # every reply (``turn``)
 
 
 def _converse(client: ChatClient, instance: FamilyInstance, turns: int, play) -> Conversation:
@@ -230,8 +301,10 @@ def _converse(client: ChatClient, instance: FamilyInstance, turns: int, play) ->
         reply = answer.content or ""
         messages.append({"role": "assistant", "content": reply})
         found = MOVE_LINE.findall(reply)
+        talk.turns.append(turn(answer, reply, found[-1] if found else None))
         if not found:
             talk.parse_errors += 1
+            talk.turns[-1]["error"] = 'parse error: no line "Move: <move>" in the reply'
             if talk.parse_errors >= MAX_PARSE_ERRORS:
                 break
             messages.append({"role": "user", "content": 'End your reply with "Move: <move>".'})
@@ -240,6 +313,7 @@ def _converse(client: ChatClient, instance: FamilyInstance, turns: int, play) ->
             observation, over = play(found[-1])
         except MoveRefused as error:
             talk.refused += 1
+            talk.turns[-1]["error"] = f"refused: {error}"
             messages.append({"role": "user", "content": f"Not allowed: {error}. Try again."})
             continue
         if over:
@@ -256,10 +330,13 @@ def _stand_alone_turns(client, family, instance: FamilyInstance, turns: int, pla
         talk.tokens += answer.total_tokens
         parsed = family.parse_reply(instance, answer.content or "")
         talk.parse_errors += bool(parsed.error)
+        talk.turns.append(turn(answer, answer.content or "", parsed.answer, parsed.error))
         try:
             observation, over = play(parsed.answer or "")
-        except MoveRefused:
+        except MoveRefused as error:
             talk.refused += 1
+            refused = f"refused: {error}"
+            talk.turns[-1]["error"] = "; ".join(filter(None, (parsed.error, refused)))
             continue
         if over:
             break
@@ -303,7 +380,7 @@ def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None
         return _play_game(task, run, model=model, player=player, client=client, seed=seed)
     instance = task.to_core()
     started = timezone.now()
-    tokens = 0
+    tokens, answer = 0, None
     if client is None:
         rng = random.Random(f"{seed}/{task.pk}/{run}")
         reply = {
@@ -318,6 +395,7 @@ def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None
         except LLMError:
             return None
     parsed = family.parse_reply(instance, reply)
+    turns = [turn(answer, reply, parsed.answer, parsed.error)]
     if parsed.answer is None:
         correct, value, details = False, 0.0, {"reply": reply[-500:]}
     else:
@@ -331,6 +409,7 @@ def _play_one(task, run, *, model, player, client, seed) -> FamilyAttempt | None
         details=details,
         tokens=tokens,
         parse_error=parsed.error[:500],
+        turns=turns,
     )  # fmt: skip
 
 
@@ -352,6 +431,7 @@ def play_ranked_attempts(
     from leaderboard.ranked_families import do_start_ranked_family_attempt
 
     played = correct = parse_errors = failed = 0
+    stored: list[int] = []
     while True:
         try:
             ranked = do_start_ranked_family_attempt(
@@ -360,6 +440,7 @@ def play_ranked_attempts(
         except (NoMoreGames, TooManyOpenGames):
             break  # all played (or too many left open by earlier runs)
         attempt = ranked.attempt
+        stored.append(attempt.pk)
         public = FamilyInstance(family, kind, dict(attempt.task.params), 0, attempt.task.public, {})
         try:
             if get_family(family).interactive:
@@ -373,7 +454,7 @@ def play_ranked_attempts(
         played += 1
         correct += bool(attempt.correct)
         parse_errors += bool(errors)
-    return FamilyRunReport(played, correct, parse_errors, failed, skipped=0)
+    return FamilyRunReport(played, correct, parse_errors, failed, skipped=0, stored=tuple(stored))
 
 
 def _answer_ranked(attempt: FamilyAttempt, public: FamilyInstance, player, client) -> str:
@@ -390,7 +471,9 @@ def _answer_ranked(attempt: FamilyAttempt, public: FamilyInstance, player, clien
     except families.AttemptError as error:
         families.answer_attempt(attempt.pk, player, f"(no answer: {error})")
     FamilyAttempt.objects.filter(pk=attempt.pk).update(
-        tokens=reply.total_tokens, parse_error=parsed.error[:500]
+        tokens=reply.total_tokens,
+        parse_error=parsed.error[:500],
+        turns=[turn(reply, reply.content or "", parsed.answer, parsed.error)],
     )
     return parsed.error
 
@@ -418,5 +501,6 @@ def _play_ranked_game(attempt: FamilyAttempt, public: FamilyInstance, player, cl
     FamilyAttempt.objects.filter(pk=attempt.pk).update(
         tokens=tokens,
         parse_error=f"{parse_errors} repl(y/ies) without a move" if parse_errors else "",
+        turns=talk.turns,
     )
     return "no move" if parse_errors else ""

@@ -27,6 +27,8 @@ from engine.models import FamilyAttempt, FamilyStep, FamilyTask
 logger = logging.getLogger(__name__)
 
 ANSWER_MAX = 20000  # a 16×16 Sudoku or a 15×15 crossword written out fits
+# A move: a KORGym path naming every node of a 40-node drawing fits, as the runner plays it.
+MOVE_MAX = 2000
 
 
 class AttemptError(Exception):
@@ -659,8 +661,8 @@ def move_attempt(
 
     if not isinstance(move, str) or not move.strip():
         raise AttemptError("write a move first")
-    if len(move) > 300 or "\x00" in move:
-        raise AttemptError("a move is at most 300 characters of text")
+    if len(move) > MOVE_MAX or "\x00" in move:
+        raise AttemptError(f"a move is at most {MOVE_MAX} characters of text")
     move = move.strip()
     refused = ""
     with transaction.atomic():

@@ -85,7 +85,9 @@ class AnswerAttemptSerializer(serializers.Serializer):
 
 
 class MoveSerializer(serializers.Serializer):
-    move = serializers.CharField(max_length=300, help_text="one move, as the game's format says")
+    move = serializers.CharField(
+        max_length=families.MOVE_MAX, help_text="one move, as the game's format says"
+    )
 
 
 class AttemptResultSerializer(serializers.Serializer):

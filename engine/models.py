@@ -581,6 +581,12 @@ class FamilyAttempt(models.Model):
     invalid_moves = models.PositiveIntegerField(default=0)
     # A study task's time limit (humanstudy.path.open_task); past it the attempt ends unsolved.
     deadline_at = models.DateTimeField(null=True, blank=True)
+    # A model's attempt played by the runner: every reply it wrote, in order, as KUMO's
+    # runner records a game's turns (``benchmark.family_runner``): ``reply``, ``reasoning``,
+    # ``tokens`` {prompt, completion}, what was ``read`` from it (the move or answer; None
+    # when nothing could be), and ``error`` (why nothing was read, or why the move was
+    # refused). Empty for a person's attempt and a built-in player's game.
+    turns = models.JSONField(default=list, blank=True)
     # What the page reported about the answer's writing (pastes, time away…), as a play
     # step's ``client`` (engine.sessions.clean_client_signals); None when no report came
     # (the study's quality filter counts those apart, never as "no paste, never away").
@@ -623,7 +629,9 @@ class FamilyStep(models.Model):
 
     attempt = models.ForeignKey(FamilyAttempt, on_delete=models.CASCADE, related_name="steps")
     index = models.PositiveIntegerField()
-    move = models.CharField(max_length=300)
+    # As sent (at most ``engine.families.MOVE_MAX`` characters over the API and the page;
+    # the runner's, as long as the game reads it).
+    move = models.TextField()
     accepted = models.BooleanField()
     # Why the game refused the move (empty for an accepted one).
     error = models.CharField(max_length=500, blank=True)

@@ -40,7 +40,7 @@ def moves_to_steps(apps, schema_editor):
                 FamilyStep(
                     attempt_id=attempt.pk,
                     index=index,
-                    move=move[:300],
+                    move=move,
                     accepted=True,
                     created_at=at,
                     elapsed_ms=share,
@@ -80,7 +80,7 @@ class Migration(migrations.Migration):
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 ("index", models.PositiveIntegerField()),
-                ("move", models.CharField(max_length=300)),
+                ("move", models.TextField()),
                 ("accepted", models.BooleanField()),
                 ("error", models.CharField(blank=True, max_length=500)),
                 ("created_at", models.DateTimeField()),

@@ -113,6 +113,13 @@ def test_a_chat_model_plays_turn_by_turn_behind_the_fake_server():
     steps = list(attempt.steps.order_by("index"))
     assert [(s.move, s.accepted) for s in steps] == [("A A", False)] + [(m, True) for m in plan]
     assert steps[0].error and steps[0].client is None
+    # Every reply is a turn: the one without a move, the refused move, then the plan.
+    turns = attempt.turns
+    assert len(turns) == 2 + len(plan) and turns[0]["read"] is None and turns[0]["error"]
+    assert turns[0]["reply"] == "Thinking about the pegs."
+    assert turns[1]["read"] == "A A" and turns[1]["error"].startswith("refused: ")
+    assert [t["read"] for t in turns[2:]] == plan and not any(t["error"] for t in turns[2:])
+    assert sum(t["tokens"]["prompt"] + t["tokens"]["completion"] for t in turns) == attempt.tokens
     assert [s.created_at for s in steps] == sorted(s.created_at for s in steps)
     # The model only ever saw the rules, its own replies and the observations.
     last = seen[-1]

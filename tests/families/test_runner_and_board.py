@@ -3,6 +3,7 @@ server) and the rows appear on the family board beside people's."""
 
 from __future__ import annotations
 
+import json
 import re
 from io import StringIO
 
@@ -80,6 +81,55 @@ def test_a_chat_model_behind_the_fake_server_is_scored_with_its_parse_errors():
     attempts = FamilyAttempt.objects.filter(model_name="fake-counter")
     assert attempts.count() == 6 and all(a.tokens > 0 for a in attempts)
     assert attempts.filter(parse_error__contains="no line").count() == 2
+
+
+def test_a_runs_results_file_holds_every_reply_and_uploads_as_it_is(
+    tmp_path, researcher, rebuild_board
+):
+    """``--out`` writes every attempt of the run (those kept from an earlier run too) with
+    each reply as a turn; the file is the replies format the upload takes, so the same
+    replies uploaded are scored the same, as self-reported rows."""
+    tasks = families.do_generate_family_tasks("simple", "math", count=3, seed=70, level="easy")
+    answers = {task.public["text"]: task.hidden["answer"] for task in tasks.tasks}
+    first_text = tasks.tasks[0].public["text"]
+
+    def script(request):
+        text = request.messages[-1]["content"].split("\n\nGive your final answer")[0]
+        if text == first_text:
+            return FakeResponse(content="I cannot tell.\nNot at all.\nSorry.", reasoning="Hmm.")
+        return FakeResponse(content=f"Adding up.\nAnswer: {answers[text]}")
+
+    out = tmp_path / "run.jsonl"
+    with FakeChatServer(script) as server:
+        args = ("--model", "writer", "--base-url", server.base_url, "--kind", "math")
+        more = ("--level", "easy", "--count", "3", "--seed", "70", "--out", str(out))
+        printed = run(*args, *more)
+        assert "3 attempt(s) written" in printed
+        again = run(*args, *more)  # nothing new is played; the file still holds all three
+    assert "0 played" in again
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["task"] for r in records) == sorted(t.pk for t in tasks.tasks)
+    by_task = {r["task"]: r for r in records}
+    failed = by_task[tasks.tasks[0].pk]
+    assert failed["reply"].startswith("I cannot tell.") and failed["correct"] is False
+    (only,) = failed["turns"]
+    assert only["read"] is None and only["error"] and only["reasoning"] == "Hmm."
+    assert only["tokens"]["prompt"] > 0 and only["tokens"]["completion"] > 0
+    assert failed["tokens"] == only["tokens"]
+    solved = by_task[tasks.tasks[1].pk]
+    assert solved["correct"] is True and solved["turns"][0]["read"] == solved["answer"]
+    assert all(r["model"] == "writer" and r["family"] == "simple" for r in records)
+
+    from tests.leaderboard.test_family_uploads import upload
+
+    # As written, but for the model's name (the runner's account owns "writer").
+    lines = [{k: v for k, v in r.items() if k != "model"} for r in records]
+    response = upload(researcher, "writer-offline", lines)
+    assert response.status_code == 201, response.content
+    from leaderboard.models import FamilyReply
+
+    rescored = dict(FamilyReply.objects.values_list("task_id", "correct"))
+    assert rescored == {r["task"]: r["correct"] for r in records}
 
 
 def test_an_api_that_fails_stores_nothing_and_a_later_run_plays_it():

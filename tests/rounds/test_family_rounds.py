@@ -5,6 +5,7 @@ again in public, and shown per round on the family board."""
 
 from __future__ import annotations
 
+import json
 from io import StringIO
 
 import pytest
@@ -31,7 +32,7 @@ def _runner(*args: str) -> str:
 
 
 def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(
-    clock, grove, make_user, rebuild_board
+    clock, grove, make_user, rebuild_board, tmp_path
 ):
     prepare("2025-01", "grove", "4x6", 1, 500, "--family-task", "puzzles/sudoku/easy:3",
             "--family-task", "simple/math/easy:2")  # fmt: skip
@@ -67,9 +68,15 @@ def test_a_round_pins_fresh_family_tasks_and_keeps_their_answers(
 
     rounds.do_rotate(target=target)  # live
     assert api.get("/api/v1/family-tasks/?family=puzzles").json()["count"] == 3
+    results = tmp_path / "round.jsonl"
     out = _runner("--model", "reference", "--family", "puzzles", "--kind", "sudoku",
-                  "--level", "easy", "--round", "2025-01")  # fmt: skip
+                  "--level", "easy", "--round", "2025-01", "--out", str(results))  # fmt: skip
     assert "3 played, 3 correct" in out
+    # The run's results file holds no verdict while the round keeps its answers.
+    ids = set(pinned.values_list("pk", flat=True))
+    for record in map(json.loads, results.read_text().splitlines()):
+        assert record["secret"] is True and record["task"] in ids
+        assert not {"correct", "value", "details"} & set(record)
     attempt = api.post("/api/v1/family-attempts/", {"task": sudoku.pk}, format="json").json()
     answer = api.post(
         f"/api/v1/family-attempts/{attempt['id']}/answer/",

@@ -6,6 +6,7 @@ model behind an API."""
 
 from __future__ import annotations
 
+import json
 from io import StringIO
 
 import pytest
@@ -173,7 +174,7 @@ def test_a_game_is_played_by_moves_and_an_unfinished_one_fails_at_close(clock, g
     assert result["reference_answer"]  # the owner sees the reference after the close
 
 
-def test_run_family_tasks_ranked_plays_the_quota_through_the_service(clock, grove):
+def test_run_family_tasks_ranked_plays_the_quota_through_the_service(clock, grove, tmp_path):
     _live_round("simple/counting/easy:1", ranked=2)
     replies = iter(range(100))
 
@@ -192,8 +193,16 @@ def test_run_family_tasks_ranked_plays_the_quota_through_the_service(clock, grov
     with FakeChatServer(script) as server:
         args = ("--model", "fake-counter", "--base-url", server.base_url, "--kind", "counting",
                 "--level", "easy", "--ranked")  # fmt: skip
-        out = run(*args)
+        results = tmp_path / "ranked.jsonl"
+        out = run(*args, "--out", str(results))
         assert "fake-counter ranked on simple/counting/easy: 2 played" in out
+        # Right or wrong and the score, every reply as a turn; no details during the round.
+        records = [json.loads(line) for line in results.read_text().splitlines()]
+        assert [r["secret"] for r in records] == [True, True] and "details" not in records[0]
+        assert [r["correct"] for r in records] == [
+            a.correct for a in FamilyAttempt.objects.order_by("pk")
+        ]
+        assert records[0]["turns"][0]["error"] and records[1]["turns"][0]["read"] == "3"
         assert "1 parse error(s), 0 failed (API)" in out
         assert "0 played" in run(*args)  # the quota is used up
     rows = RankedFamilyAttempt.objects.select_related("attempt", "task").order_by("number")

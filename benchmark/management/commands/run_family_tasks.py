@@ -1,14 +1,21 @@
 from __future__ import annotations
 
+import json
+
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmark.family_runner import BUILT_IN, play_family_tasks, play_ranked_attempts
+from benchmark.family_runner import (
+    BUILT_IN,
+    attempt_record,
+    play_family_tasks,
+    play_ranked_attempts,
+)
 from benchmark.llm import ChatClient, LLMConfigError
 from engine.core.families.base import FamilyError, get_family
 from engine.families import do_generate_family_tasks
-from engine.models import FamilyTask
+from engine.models import FamilyAttempt, FamilyTask
 from leaderboard.names import ModelNameError
 
 
@@ -55,6 +62,12 @@ class Command(BaseCommand):
             "owned by --as-user",
         )
         parser.add_argument(
+            "--out",
+            help="also write every attempt of the run as a line of JSONL to this file: the "
+            "family replies format /api/v1/family-submissions/ takes, with the verdict, a "
+            "game's moves and every reply's turn (docs/results-format.md)",
+        )
+        parser.add_argument(
             "--round",
             default="",
             help="play the tasks of this kind and level pinned to a live (or closed) round "
@@ -93,17 +106,30 @@ class Command(BaseCommand):
                 "fresh tasks (without --round)"
             )
         user, _ = User.objects.get_or_create(username=o["as_user"])
+        stored: list[int] = []
+        try:
+            out = open(o["out"], "w", encoding="utf-8") if o["out"] else None  # noqa: SIM115
+        except OSError as error:
+            raise CommandError(f"cannot write {o['out']}: {error.strerror}") from None
         try:
             for kind in kinds:
                 if o["ranked"]:
-                    self._play_ranked(family, kind, o, client, user)
+                    stored += self._play_ranked(family, kind, o, client, user)
                 else:
-                    self._play_kind(family, kind, o, client, user)
+                    stored += self._play_kind(family, kind, o, client, user)
+            if out is not None:
+                attempts = FamilyAttempt.objects.select_related("task").in_bulk(stored)
+                for pk in stored:
+                    record = attempt_record(attempts[pk])
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                self.stdout.write(f"{len(stored)} attempt(s) written to {o['out']}")
         finally:
+            if out is not None:
+                out.close()
             if client is not None:
                 client.close()
 
-    def _play_kind(self, family, kind: str, o: dict, client, user) -> None:
+    def _play_kind(self, family, kind: str, o: dict, client, user) -> tuple[int, ...]:
         if o["round"]:
             tasks = _round_tasks(o["round"], family.name, kind, o["level"])
         elif getattr(family, "imported", False):
@@ -141,8 +167,9 @@ class Command(BaseCommand):
             f"played, {result.correct} correct, {result.parse_errors} parse error(s), "
             f"{result.failed} failed (API), {result.skipped} already stored"
         )
+        return result.stored
 
-    def _play_ranked(self, family, kind: str, o: dict, client, user) -> None:
+    def _play_ranked(self, family, kind: str, o: dict, client, user) -> tuple[int, ...]:
         from leaderboard.ranked import RankedError
 
         try:
@@ -161,6 +188,7 @@ class Command(BaseCommand):
             f"played, {result.correct} correct, {result.parse_errors} parse error(s), "
             f"{result.failed} failed (API)"
         )
+        return result.stored
 
 
 def _round_tasks(name: str, family: str, kind: str, level: str) -> list[FamilyTask]:

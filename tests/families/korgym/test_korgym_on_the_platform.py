@@ -71,8 +71,10 @@ def test_chat_models_play_every_game_turn_by_turn_as_korgym_does():
     for kind in KINDS:
         won = FamilyAttempt.objects.get(model_name="replayer", task__kind=kind)
         assert won.correct and won.value == 1.0, kind
+        assert [t["read"] for t in won.turns] == won.played_moves(), kind  # every reply kept
         lost = FamilyAttempt.objects.get(model_name="fumbler", task__kind=kind)
         assert not lost.correct and lost.parse_error, kind
+        assert lost.turns and all(t["error"] and not t["read"] for t in lost.turns), kind
 
 
 @pytest.mark.django_db(transaction=True)
