@@ -112,6 +112,36 @@ class LiveSocket(AsyncJsonWebsocketConsumer):
     grouped = False
     # What the socket plays, for the log ("session 12").
     label = ""
+    # The route's key of the game's id, and what a game is called in the log.
+    url_key = ""
+    noun = ""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        self.game_id = int(self.scope["url_route"]["kwargs"][self.url_key])
+        self.label = f"{self.noun} {self.game_id}"
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        if not await self.admit(user):
+            # Same answer for "not yours", "not in your task set" and "does not exist".
+            await self.close(code=4404)
+            return
+        self.group = self.group_name(self.game_id)
+        await self.join_group()
+        await self.accept()
+        await self.greet()
+
+    async def admit(self, user) -> bool:
+        """Whether ``user`` may watch the game (its page's rule)."""
+        raise NotImplementedError
+
+    def group_name(self, game_id: int) -> str:
+        raise NotImplementedError
+
+    async def greet(self) -> None:
+        """The first state, sent once the socket is accepted."""
+        await self.send_state_if_reachable()
 
     # Channels assigns ``channel_receive`` (the channel layer's receive) and awaits it for
     # as long as the socket is open; one failure would close the socket with 1011. Here a
@@ -199,24 +229,22 @@ class LiveSocket(AsyncJsonWebsocketConsumer):
 class PlayConsumer(LiveSocket):
     """A KUMO game's page."""
 
+    url_key, noun = "session_id", "session"
     # Whether this socket is counted in its session's ``watchers``.
     counted = False
 
-    async def connect(self) -> None:
-        user = self.scope.get("user")
-        self.session_id = int(self.scope["url_route"]["kwargs"]["session_id"])
-        self.label = f"session {self.session_id}"
-        if user is None or not user.is_authenticated:
-            await self.close(code=4401)
-            return
-        if not await _open(user, self.session_id):
-            # Same answer for "not yours", "not in your task set" and "does not exist".
-            await self.close(code=4404)
-            return
-        self.counted = True
-        self.group = sessions.group_name(self.session_id)
-        await self.join_group()
-        await self.accept()
+    @property
+    def session_id(self) -> int:
+        return self.game_id
+
+    async def admit(self, user) -> bool:
+        self.counted = await _open(user, self.session_id)
+        return self.counted
+
+    def group_name(self, game_id: int) -> str:
+        return sessions.group_name(game_id)
+
+    async def greet(self) -> None:
         await self.send_state()
 
     async def disconnect(self, code: int) -> None:
@@ -346,21 +374,17 @@ class FamilyAttemptConsumer(LiveSocket):
     as the page's form and the API (``engine.families.move_attempt``); after each change
     (here, in another tab, or over the API) every open page is sent the game again."""
 
-    async def connect(self) -> None:
-        user = self.scope.get("user")
-        self.attempt_id = int(self.scope["url_route"]["kwargs"]["attempt_id"])
-        self.label = f"attempt {self.attempt_id}"
-        if user is None or not user.is_authenticated:
-            await self.close(code=4401)
-            return
-        if not await _open_attempt(user, self.attempt_id):
-            # Same answer for "not yours", "not in your task set" and "does not exist".
-            await self.close(code=4404)
-            return
-        self.group = families.group_name(self.attempt_id)
-        await self.join_group()
-        await self.accept()
-        await self.send_state_if_reachable()
+    url_key, noun = "attempt_id", "attempt"
+
+    @property
+    def attempt_id(self) -> int:
+        return self.game_id
+
+    async def admit(self, user) -> bool:
+        return await _open_attempt(user, self.attempt_id)
+
+    def group_name(self, game_id: int) -> str:
+        return families.group_name(game_id)
 
     async def disconnect(self, code: int) -> None:
         await self.leave_group()

@@ -7,27 +7,17 @@ from __future__ import annotations
 import json
 
 import pytest
-import pytest_asyncio
 from channels.db import database_sync_to_async as sync_to_async
-from channels.layers import get_channel_layer
-from django.db import connections
 from django.test import Client
 
 from benchmark.asgi import application
 from engine import families
 from engine.models import FamilyAttempt
-from tests.play.test_websocket import Communicator
+
+# The same clean-up after every test as the KUMO socket's tests (autouse).
+from tests.play.test_websocket import Communicator, _close_the_sync_threads_connection  # noqa: F401
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
-
-
-@pytest_asyncio.fixture(autouse=True)
-async def _close_the_sync_threads_connection():
-    yield
-    await sync_to_async(connections.close_all)()
-    close_pools = getattr(get_channel_layer(), "close_pools", None)
-    if close_pools is not None:
-        await close_pools()
 
 
 @sync_to_async
