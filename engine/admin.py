@@ -18,6 +18,9 @@ from engine.models import (
     AuthoringJob,
     Domain,
     DomainProposal,
+    FamilyAttempt,
+    FamilyStep,
+    FamilyTask,
     Instance,
     KnowledgeBook,
     LLMCall,
@@ -586,6 +589,105 @@ class PlaySessionAdmin(admin.ModelAdmin):
     @admin.display(description="setting")
     def setting(self, obj: PlaySession) -> str:
         return f"{obj.instance.n_truths}/{obj.instance.n_actions}"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class FamilyStepInline(admin.TabularInline):
+    model = FamilyStep
+    fields = ("index", "move", "accepted", "error", "elapsed_ms", "created_at", "client")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ("index",)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(FamilyTask)
+class FamilyTaskAdmin(admin.ModelAdmin):
+    """Every stored task of the other families, browsable and read-only (a task is what
+    attempts were scored against; it changes only by importing its published item again)."""
+
+    list_display = ("pk", "family", "kind", "level", "origin", "seed", "created_at")
+    list_filter = ("family", "origin", "level")
+    search_fields = ("=id", "kind", "=seed")
+    fields = (
+        "family", "kind", "level", "origin", "params", "seed", "public_pretty", "hidden_pretty",
+        "created_at",
+    )  # fmt: skip
+    readonly_fields = fields
+
+    @admin.display(description="public")
+    def public_pretty(self, obj: FamilyTask) -> str:
+        return _pretty(obj.public)
+
+    @admin.display(description="hidden")
+    def hidden_pretty(self, obj: FamilyTask) -> str:
+        return _pretty(obj.hidden)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(FamilyAttempt)
+class FamilyAttemptAdmin(admin.ModelAdmin):
+    """Every attempt at another family's task, browsable and read-only as KUMO's sessions
+    are: a game's moves as sent (refused ones too, with the page's reports), and a model's
+    every reply (``turns``)."""
+
+    list_display = (
+        "pk", "player", "model_name", "family", "kind", "level", "started_at", "finished_at",
+        "invalid_moves", "correct", "value",
+    )  # fmt: skip
+    list_filter = ("correct", "task__family", "task__origin")
+    search_fields = ("player__username", "model_name", "=id")
+    list_select_related = ("player", "task")
+    date_hierarchy = "started_at"
+    fields = (
+        "player", "task", "model_name", "run", "started_at", "finished_at", "deadline_at",
+        "elapsed_ms", "answer", "correct", "value", "details_pretty", "invalid_moves",
+        "tokens", "parse_error", "client", "turns_pretty",
+    )  # fmt: skip
+    readonly_fields = fields
+    inlines = [FamilyStepInline]
+
+    @admin.display(description="family", ordering="task__family")
+    def family(self, obj: FamilyAttempt) -> str:
+        return obj.task.family
+
+    @admin.display(description="kind", ordering="task__kind")
+    def kind(self, obj: FamilyAttempt) -> str:
+        return obj.task.kind
+
+    @admin.display(description="level")
+    def level(self, obj: FamilyAttempt) -> str:
+        return obj.task.level
+
+    @admin.display(description="details")
+    def details_pretty(self, obj: FamilyAttempt) -> str:
+        return _pretty(obj.details)
+
+    @admin.display(description="turns (a model's replies)")
+    def turns_pretty(self, obj: FamilyAttempt) -> str:
+        return _pretty(obj.turns)
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -219,3 +219,34 @@ def test_every_game_has_a_page_to_play_it_on(make_user, play_family, kind):
             # As a word of its own, not inside a random token (the CSRF token's letters).
             shown = rf"(?<![A-Za-z0-9]){re.escape(hidden[secret])}(?![A-Za-z0-9])"
             assert re.search(shown, rest) is None, hidden[secret]
+
+
+def test_staff_browse_every_attempt_read_only_with_its_moves_and_replies(api, make_user):
+    """The admin shows a game's moves as sent (refused ones with their reason) and a model's
+    every reply, escaped; nobody adds, edits or deletes an attempt there, and only staff
+    see it."""
+    task = families.do_generate_family_tasks("games", "mastermind", count=1, level="easy").tasks[0]
+    started = api.post("/api/v1/family-attempts/", {"task": task.pk}, format="json").json()
+    url = f"/api/v1/family-attempts/{started['id']}/moves/"
+    api.post(url, {"move": "<b>bold</b>"}, format="json")  # refused, and never markup
+    api.post(url, {"move": task.hidden["code"]}, format="json")
+    call_command(
+        "run_family_tasks", "--family", "games", "--kind", "mastermind", "--level", "easy",
+        "--model", "reference", "--count", "1", stdout=StringIO(),
+    )  # fmt: skip
+    staff = Client()
+    staff.force_login(make_user("operator"))
+    assert staff.get("/admin/engine/familyattempt/").status_code == 302  # not staff
+    boss = Client()
+    boss.force_login(
+        type(api.user).objects.create_superuser("boss", "boss@example.org", "pw-boss-1")
+    )
+    listed = boss.get("/admin/engine/familyattempt/").content.decode()
+    assert "gamer" in listed and "reference" in listed
+    page = boss.get(f"/admin/engine/familyattempt/{started['id']}/change/").content.decode()
+    assert "&lt;b&gt;bold&lt;/b&gt;" in page and "<b>bold</b>" not in page
+    assert task.hidden["code"] in page and 'name="_save"' not in page  # read-only
+    assert boss.post(f"/admin/engine/familyattempt/{started['id']}/delete/").status_code == 403
+    assert FamilyAttempt.objects.filter(pk=started["id"]).exists()
+    task_page = boss.get(f"/admin/engine/familytask/{task.pk}/change/").content.decode()
+    assert "hidden" in task_page
