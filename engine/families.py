@@ -409,38 +409,71 @@ def interactive_families() -> list[str]:
     return sorted(name for name, family in FAMILIES.items() if family.interactive)
 
 
-def families_catalogue() -> list[dict]:
-    """Every family with its kinds, parameters, levels and answer formats (public)."""
+def families_catalogue(*, with_kumo: bool = True) -> list[dict]:
+    """Every family with its kinds, parameters, levels and answer formats (public), and the
+    API endpoint that starts an attempt (``play``). KUMO's games are one family among them
+    (``with_kumo``): a kind per domain a practice game may use, at the levels the domain is
+    big enough for, played through ``/api/v1/sessions/`` (and ``/play/`` in the browser)."""
     from engine.core.families.base import FAMILIES
 
     get_family("simple")  # the built-in families register on import
-    return [
-        {
-            "name": family.name,
-            "title": family.title,
-            "kinds": [
-                {
-                    "name": kind.name,
-                    "title": kind.title,
-                    "answer_format": kind.answer_format,
-                    "parameters": [
-                        {
-                            "name": p.name,
-                            "default": p.default,
-                            "min": p.low,
-                            "max": p.high,
-                            "description": p.description,
-                        }
-                        for p in kind.parameters
-                    ],
-                    "levels": {name: dict(values) for name, values in kind.levels.items()},
-                    "metrics": list(family.metrics),
-                }
-                for kind in family.kinds.values()
-            ],
-        }
-        for family in sorted(FAMILIES.values(), key=lambda f: f.name)
+    listed = [
+        _catalogue_entry(family, family.kinds.values(), "/api/v1/family-attempts/")
+        for family in FAMILIES.values()
     ]
+    if with_kumo:
+        listed.append(_kumo_entry())
+    return sorted(listed, key=lambda entry: entry["name"])
+
+
+def _kumo_entry() -> dict:
+    from engine.core.families.kumo.family import KumoFamily, kumo_kind
+    from engine.practice import LEVELS, candidate_domains
+
+    playable = {
+        level: set(candidate_domains(*setting).values_list("name", flat=True))
+        for level, setting in LEVELS.items()
+    }
+    kinds = [
+        kumo_kind(
+            name,
+            {
+                level: {"truths": LEVELS[level][0], "actions": LEVELS[level][1]}
+                for level in LEVELS
+                if name in playable[level]
+            },
+        )
+        for name in sorted(set().union(*playable.values()))
+    ]
+    return _catalogue_entry(KumoFamily({}), kinds, "/api/v1/sessions/")
+
+
+def _catalogue_entry(family, kinds, play: str) -> dict:
+    return {
+        "name": family.name,
+        "title": family.title,
+        "play": play,
+        "kinds": [
+            {
+                "name": kind.name,
+                "title": kind.title,
+                "answer_format": kind.answer_format,
+                "parameters": [
+                    {
+                        "name": p.name,
+                        "default": p.default,
+                        "min": p.low,
+                        "max": p.high,
+                        "description": p.description,
+                    }
+                    for p in kind.parameters
+                ],
+                "levels": {name: dict(values) for name, values in kind.levels.items()},
+                "metrics": list(family.metrics),
+            }
+            for kind in kinds
+        ],
+    }
 
 
 def store_imported_task(

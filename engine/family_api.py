@@ -180,6 +180,10 @@ class KindSerializer(serializers.Serializer):
 class FamilySerializer(serializers.Serializer):
     name = serializers.CharField()
     title = serializers.CharField()
+    play = serializers.CharField(
+        help_text="the endpoint that starts an attempt: /api/v1/family-attempts/, or for "
+        "KUMO's games (a kind per domain) /api/v1/sessions/"
+    )
     kinds = KindSerializer(many=True)
 
 

@@ -31,7 +31,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         if options["list"]:
-            self.stdout.write(json.dumps(families_catalogue(), indent=1))
+            self.stdout.write(json.dumps(families_catalogue(with_kumo=False), indent=1))
             return
         if not options["kind"]:
             raise CommandError("--kind is required (see --list)")

@@ -38,6 +38,12 @@ PARAMETERS = (
 LEVELS = {"easy": {"truths": 4, "actions": 6}, "hard": {"truths": 12, "actions": 16}}
 
 
+def kumo_kind(domain: str, levels: Mapping[str, Mapping[str, int]] = LEVELS) -> Kind:
+    """The kind of a game on ``domain``: a domain is a kind (its levels: Easy and Hard, or
+    those the domain is big enough for)."""
+    return Kind(domain, f"KUMO game on {domain}", "the name of one truth", PARAMETERS, levels)
+
+
 class KumoFamily(Family):
     name = "kumo"
     title = "KUMO games (find the hidden truth)"
@@ -45,10 +51,7 @@ class KumoFamily(Family):
 
     def __init__(self, domains: Mapping[str, Domain]) -> None:
         self.domains = dict(domains)
-        self.kinds = {
-            name: Kind(name, f"KUMO game on {name}", "the name of one truth", PARAMETERS, LEVELS)
-            for name in sorted(self.domains)
-        }
+        self.kinds = {name: kumo_kind(name) for name in sorted(self.domains)}
 
     # -- generation ------------------------------------------------------------------
 
