@@ -95,7 +95,7 @@ def attempt(request, attempt_id: int):
         FamilyAttempt.objects.select_related("task"), pk=attempt_id, player=request.user
     )
     participant = getattr(request.user, "participant", None)
-    if participant is not None and not _in_study(participant, current):
+    if not may_open(request.user, current):  # a participant's task outside their set
         from humanstudy.views import not_your_task
 
         return not_your_task(request, participant)
