@@ -17,7 +17,7 @@ Three kinds:
 
 Tasks of the other families (``FamilyTask``) are played on their own page, as a participant
 plays them: a single-shot task's answer form is filled in and sent once, a game's moves are
-sent one by one until it ends. What the bot sends is its :class:`FamilyPlan`, made by the
+sent one by one over its page's websocket until it ends. What the bot sends is its :class:`FamilyPlan`, made by the
 command before any bot starts (``family_plan``; a task no plan can be made for refuses the
 rehearsal up front): the careful and paste-happy bots give the family's reference answer
 (its reference moves for a game), the careless bot a random answer (for a game, the
@@ -42,7 +42,6 @@ FAMILY_RESULT = re.compile(r'id="family-result-heading">([^<]+)<')
 # Refused moves in a row after which a careless bot gives up on a game (its move words are
 # all illegal where it stands): the rehearsal reports it instead of looping.
 MAX_REFUSED_IN_A_ROW = 40
-REFUSED = '<p class="error" role="alert">'
 
 
 class Unplayable(Exception):
@@ -88,16 +87,9 @@ def _form_fields(form: str | None, public: dict, answer: str) -> tuple[tuple[str
     raise Unplayable(f"the bots cannot fill a {form.replace('_', ' ')} form")
 
 
-MOVES_MADE = re.compile(r"Move (\d+) of at most")
 # The careless bot's slip in a game: no game's move (games that take any text, as KORGym's,
 # are never sent it).
 SLIP = "??"
-
-
-def _moves_made(html: str) -> int | None:
-    """The moves a game page says were accepted so far, or None if it does not say."""
-    found = MOVES_MADE.search(html)
-    return int(found.group(1)) - 1 if found else None
 
 
 def family_plan(task) -> FamilyPlan:
@@ -309,12 +301,8 @@ class Bot:
         match = re.fullmatch(r"/play/(\d+)/", page.url.path)
         if not match:
             raise BotError(f"expected the play page, got {page.url.path}")
-        parts = urlsplit(self.base_url)
-        scheme = "wss" if parts.scheme == "https" else "ws"
-        cookie = "; ".join(f"{name}={value}" for name, value in self.http.cookies.items())
-        headers = {"Cookie": cookie, "Origin": f"{parts.scheme}://{parts.netloc}"}
-        url = f"{scheme}://{parts.netloc}/ws/play/{match.group(1)}/"
-        async with websockets.connect(url, additional_headers=headers) as socket:
+        url = self._socket_url(f"/ws/play/{match.group(1)}/")
+        async with websockets.connect(url, additional_headers=self._socket_headers()) as socket:
             state = await self._state(socket)
             rules = self.rules.get(state["domain"])
             candidates = list(state["truths"])
@@ -374,36 +362,68 @@ class Bot:
         self.result.solved += heading.group(1).strip() == "Correct"
 
     async def _play_family_game(self, page, plan: FamilyPlan, reference: bool):
+        """A game of another family move by move over its page's websocket, as the page
+        plays it (static/js/family_game.js); once it has ended, its page again, with the
+        result."""
+        import websockets
+
+        match = re.fullmatch(r"/families/attempts/(\d+)/", page.url.path)
+        if not match:
+            raise BotError(f"{plan.name}: expected the game's page, got {page.url.path}")
         moves = list(plan.reference)
         played: list[str] = []
         refused = 0
-        while not FAMILY_RESULT.search(page.text):
-            if not reference and self.rng.random() < 0.3 and not plan.allowed(played, SLIP):
-                move = SLIP  # the careless bot slips: a move the game refuses, counted
-            else:
-                if not moves:
-                    raise BotError(f"{plan.name}: the reference moves ran out before the end")
-                if reference:
-                    await asyncio.sleep(self.think * self.rng.uniform(0.8, 1.2))
-                move = moves.pop(0)
-            before = _moves_made(page.text)
-            page = await self._send_family(page, {"move": move})
-            if FAMILY_RESULT.search(page.text):
-                break  # the game ended (won, at its limit, or its time ran out): its result
-            # Accepted or refused by the server's own count of the moves made (a message
-            # left over from an earlier page must not pass for a refusal).
-            made = _moves_made(page.text)
-            if made is not None and before is not None and made > before:
-                refused = 0
-                played.append(move)
-            elif made is None and REFUSED not in page.text:
-                refused = 0
-                played.append(move)
-            else:
-                refused += 1
-                if move != SLIP or refused >= MAX_REFUSED_IN_A_ROW:
-                    raise BotError(f"{plan.name}: the game refused the move {move!r}")
+        async with websockets.connect(
+            self._socket_url(f"/ws/family-attempts/{match.group(1)}/"),
+            additional_headers=self._socket_headers(),
+        ) as socket:
+            state, _ = await self._family_state(socket)
+            while not state["finished"]:
+                if not reference and self.rng.random() < 0.3 and not plan.allowed(played, SLIP):
+                    move = SLIP  # the careless bot slips: a move the game refuses, counted
+                else:
+                    if not moves:
+                        raise BotError(f"{plan.name}: the reference moves ran out before the end")
+                    if reference:
+                        await asyncio.sleep(self.think * self.rng.uniform(0.8, 1.2))
+                    move = moves.pop(0)
+                message = {"type": "move", "move": move, "client": self._report()}
+                await socket.send(json.dumps(message))
+                state, error = await self._family_state(socket, after=state["steps"])
+                self.result.moves += 1
+                if state["finished"]:
+                    break  # the game ended (won, at its limit, or its time ran out)
+                if error is None:
+                    refused = 0
+                    played.append(move)
+                else:
+                    refused += 1
+                    if move != SLIP or refused >= MAX_REFUSED_IN_A_ROW:
+                        raise BotError(f"{plan.name}: the game refused the move {move!r}")
+        page = await self.http.get(page.url.path, follow_redirects=True)
         return page
+
+    async def _family_state(self, socket, after: int = -1) -> tuple[dict, str | None]:
+        """The next state with more than ``after`` steps (or an ended game's), and the error
+        that came before it, if any (a refused move)."""
+        error = None
+        while True:
+            message = json.loads(await asyncio.wait_for(socket.recv(), 30))
+            if message.get("type") == "error":
+                error = message.get("message", "")
+                continue
+            if message.get("type") == "state" and (message["finished"] or message["steps"] > after):
+                return message, error
+
+    def _socket_url(self, path: str) -> str:
+        parts = urlsplit(self.base_url)
+        return f"{'wss' if parts.scheme == 'https' else 'ws'}://{parts.netloc}{path}"
+
+    def _socket_headers(self) -> dict[str, str]:
+        """The session cookie and the site's origin, as the browser sends them."""
+        parts = urlsplit(self.base_url)
+        cookie = "; ".join(f"{name}={value}" for name, value in self.http.cookies.items())
+        return {"Cookie": cookie, "Origin": f"{parts.scheme}://{parts.netloc}"}
 
     def _careful_move(self, state: dict, rules, candidates: list[str]) -> dict:
         """Rule out what the seen outcomes rule out (the guidebook's rules); act while more
