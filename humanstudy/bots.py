@@ -15,16 +15,16 @@ Three kinds:
 * **paste**: plays like the careful one but pastes into the page and leaves it for long
   stretches before moves (what asking a chatbot looks like from the page).
 
-Tasks of the other families (``FamilyTask``) are played on their own page, as a participant
-plays them: a single-shot task's answer form is filled in and sent once, a game's moves are
-sent one by one over its page's websocket until it ends. What the bot sends is its :class:`FamilyPlan`, made by the
-command before any bot starts (``family_plan``; a task no plan can be made for refuses the
-rehearsal up front): the careful and paste-happy bots give the family's reference answer
-(its reference moves for a game), the careless bot a random answer (for a game, the
-reference moves with slips the game refuses now and then: random moves let its copy of
-the game fall out of step with the server's on the production stack). The bots learn
-which task is which from their task list (the set's name and the positions), never from
-the database.
+Tasks of the other families (``FamilyTask``) are played on their own page, as a
+participant plays them: a single-shot task's answer form is filled in and sent once, a
+game's moves are sent one by one over its page's websocket until it ends. What the bot
+sends is its :class:`FamilyPlan`, made by the command before any bot starts
+(``family_plan``; a task no plan can be made for refuses the rehearsal up front): the
+careful and paste-happy bots give the family's reference answer (its reference moves for a
+game), the careless bot a random answer (for a game, the reference moves with slips the
+game refuses now and then: random moves let its copy of the game fall out of step with the
+server's on the production stack). The bots learn which task is which from their task list
+(the set's name and the positions), never from the database.
 """
 
 from __future__ import annotations
