@@ -35,6 +35,33 @@ def _pretty(value: object) -> str:
     return format_html("<pre style='white-space:pre-wrap'>{}</pre>", json.dumps(value, indent=2))
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Lists and detail views only: these rows are records the site's own code writes
+    (a game played, a score), so nobody adds, edits or deletes one here."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyInline(admin.TabularInline):
+    """A record's rows (a game's steps), shown with it and never edited."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(Domain)
 class DomainAdmin(admin.ModelAdmin):
     list_display = ("name", "title", "truth_count", "action_count", "source", "n_instances")
@@ -517,7 +544,7 @@ class LLMCallAdmin(admin.ModelAdmin):
         )
 
 
-class PlayStepInline(admin.TabularInline):
+class PlayStepInline(ReadOnlyInline):
     model = PlayStep
     fields = (
         "index",
@@ -532,19 +559,11 @@ class PlayStepInline(admin.TabularInline):
         "client",
     )
     readonly_fields = fields
-    extra = 0
-    can_delete = False
     ordering = ("index",)
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(PlaySession)
-class PlaySessionAdmin(admin.ModelAdmin):
+class PlaySessionAdmin(ReadOnlyAdmin):
     """Every game played, browsable and read-only: a session is the record of what a
     player did, so nobody edits or deletes one here (not even a superuser)."""
 
@@ -590,33 +609,16 @@ class PlaySessionAdmin(admin.ModelAdmin):
     def setting(self, obj: PlaySession) -> str:
         return f"{obj.instance.n_truths}/{obj.instance.n_actions}"
 
-    def has_add_permission(self, request) -> bool:
-        return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
-class FamilyStepInline(admin.TabularInline):
+class FamilyStepInline(ReadOnlyInline):
     model = FamilyStep
     fields = ("index", "move", "accepted", "error", "elapsed_ms", "created_at", "client")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
     ordering = ("index",)
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(FamilyTask)
-class FamilyTaskAdmin(admin.ModelAdmin):
+class FamilyTaskAdmin(ReadOnlyAdmin):
     """Every stored task of the other families, browsable and read-only (a task is what
     attempts were scored against; it changes only by importing its published item again)."""
 
@@ -637,18 +639,9 @@ class FamilyTaskAdmin(admin.ModelAdmin):
     def hidden_pretty(self, obj: FamilyTask) -> str:
         return _pretty(obj.hidden)
 
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(FamilyAttempt)
-class FamilyAttemptAdmin(admin.ModelAdmin):
+class FamilyAttemptAdmin(ReadOnlyAdmin):
     """Every attempt at another family's task, browsable and read-only as KUMO's sessions
     are: a game's moves as sent (refused ones too, with the page's reports), and a model's
     every reply (``turns``)."""
@@ -688,15 +681,6 @@ class FamilyAttemptAdmin(admin.ModelAdmin):
     @admin.display(description="turns (a model's replies)")
     def turns_pretty(self, obj: FamilyAttempt) -> str:
         return _pretty(obj.turns)
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(WordClue)

@@ -131,7 +131,7 @@ def notify(attempt_id: int, steps: int | None = None) -> None:
     """Tell the pages open on the attempt that it changed (after commit). ``steps``, its
     step count after a move, lets a page that already shows that state drop the event;
     None (the attempt ended) makes every page read it afresh."""
-    from engine.sessions import tell_group
+    from engine.live import tell_group
 
     event: dict = {"type": "attempt.changed", "attempt": attempt_id}
     if steps is not None:

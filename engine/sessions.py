@@ -17,15 +17,10 @@ The browser (websocket consumer), the HTTP API, the benchmark runner and tests a
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from asgiref.sync import SyncToAsync, async_to_sync
-from channels.layers import get_channel_layer
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.dispatch import Signal
@@ -36,6 +31,7 @@ from engine import move_sql
 from engine.core.families.kumo.game import Game, GameOver, GameResult, InvalidMove
 from engine.core.families.kumo.metrics import canonical_action_count, relative_action_count
 from engine.core.families.kumo.types import Observation
+from engine.live import tell_group
 from engine.models import Instance, KnowledgeBook, PlaySession, PlayStep, passed_books
 
 logger = logging.getLogger(__name__)
@@ -367,53 +363,11 @@ def notify(session_id: int, steps: int | None = None) -> None:
 
     ``steps``, the session's step count after the change, lets a socket that already has
     that state (the mover's own) drop the event; every other socket reads the state afresh.
-    Sent as ``tell_group`` sends it."""
+    Sent as ``engine.live.tell_group`` sends it (best effort, after commit)."""
     event: dict = {"type": "session.changed", "session": session_id}
     if steps is not None:
         event["steps"] = steps
     tell_group(group_name(session_id), event)
-
-
-def tell_group(group: str, event: dict) -> None:
-    """Send ``event`` to a websocket group (a game's watching pages), after the change it
-    announces has committed.
-
-    Best effort: the change is committed by now and is the truth; if the channel layer
-    (Redis) is unreachable, the mover still gets its answer and a watching page catches
-    up when its socket reconnects (it is sent the state on connect).
-
-    Inside the ASGI server (a view run from the event loop's thread pool) the message is
-    handed to the event loop and not waited for: the mover's response does not wait for
-    the loop to get round to Redis, which under load was most of a move's time. States
-    carry their steps, so a page drops one that arrives after a newer one.
-    Elsewhere (commands, Celery, tests without a loop) it is sent before returning.
-    """
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        loop = _server_loop()
-        if loop is None:
-            async_to_sync(layer.group_send)(group, event)
-        else:
-            sent = asyncio.run_coroutine_threadsafe(layer.group_send(group, event), loop)
-            sent.add_done_callback(functools.partial(_log_unsent, group))
-    except Exception:
-        logger.warning("live update of %s not sent", group, exc_info=True)
-
-
-def _server_loop() -> asyncio.AbstractEventLoop | None:
-    """The running event loop of the ASGI server this thread serves, if it serves one
-    (asgiref records it for the threads its ``sync_to_async`` runs code in)."""
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    if loop is None or getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
-        return None
-    return loop if loop.is_running() and not loop.is_closed() else None
-
-
-def _log_unsent(group: str, sent) -> None:
-    if not sent.cancelled() and sent.exception() is not None:
-        logger.warning("live update of %s not sent", group, exc_info=sent.exception())
 
 
 def answer_is_secret(session: PlaySession) -> bool:

@@ -33,6 +33,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
+from engine.admin import ReadOnlyAdmin
 from engine.models import Domain
 from leaderboard import actions, recompute, rounds
 from leaderboard.models import (
@@ -186,19 +187,6 @@ class ExternalBenchmarkAdmin(RefreshCorrelationsOnSave, admin.ModelAdmin):
     @admin.display(ordering="n_scores", description="models scored")
     def n_scores(self, obj: ExternalBenchmark) -> int:
         return obj.n_scores
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Lists and detail views only: these rows are written by the leaderboard's code."""
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(Submission)
