@@ -320,6 +320,9 @@ SUBMISSION_MAX_BYTES = env_int("SUBMISSION_MAX_BYTES", 100 * 1024 * 1024)
 # Ranked games (docs/verified-evaluation.md): how many unfinished ranked games one model may
 # have per domain and setting at once (each holds a freshly generated instance).
 RANKED_MAX_OPEN_GAMES = env_int("RANKED_MAX_OPEN_GAMES", 8)
+# How many refused moves end a game of any family (engine.limits): each is stored as a step,
+# so the cap bounds how far a player can grow a game's record with moves the game refuses.
+PLAY_MAX_REFUSED_MOVES = env_int("PLAY_MAX_REFUSED_MOVES", 200)
 # How many model names one account may own (leaderboard.names); staff raise it for an
 # account with a model-name allowance in the admin, and staff accounts have no cap.
 MODEL_NAMES_PER_ACCOUNT = env_int("MODEL_NAMES_PER_ACCOUNT", 10)

@@ -166,10 +166,10 @@ def move_reply(kind: str, session_id: int, user, name: str) -> tuple[int, dict]:
     except sessions.SessionError as error:
         return status.HTTP_400_BAD_REQUEST, {"error": str(error)}
     if not outcome.accepted:
-        return status.HTTP_400_BAD_REQUEST, {
-            "error": outcome.error,
-            "invalid_moves": outcome.session.invalid_moves,
-        }
+        body = {"error": outcome.error, "invalid_moves": outcome.session.invalid_moves}
+        if outcome.session.finished:  # the refusal ended the game (engine.limits)
+            body["finished"] = True
+        return status.HTTP_400_BAD_REQUEST, body
     if kind != "action":
         return status.HTTP_200_OK, sessions.result_payload(outcome.session)
     return status.HTTP_200_OK, {

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from engine import limits
 from engine.core.families.base import FamilyError, get_family
 from engine.core.families.display import check_display
 from engine.models import FamilyAttempt, FamilyStep, FamilyTask
@@ -726,10 +727,17 @@ def move_attempt(
                 result = family.step(attempt.task.to_core(), played, move)
             except FamilyError as error:
                 refused = str(error)
+                attempt.invalid_moves += 1
+                # Too many refused moves end the game, scored on the moves it accepted, as
+                # when its time runs out (engine.limits: one rule for every family's games).
+                ended = limits.ends_the_game(attempt.invalid_moves)
+                if ended:
+                    refused = limits.ending_reason(refused[:300])
                 step.accepted, step.error = False, refused[:500]
                 step.save()
-                attempt.invalid_moves += 1
                 attempt.save(update_fields=["invalid_moves"])
+                if ended:
+                    _end_game(attempt, family, now, played)
             else:
                 step.accepted = True
                 step.save()

@@ -27,7 +27,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from benchmark.compiled_sql import Prepared
-from engine import move_sql
+from engine import limits, move_sql
 from engine.core.families.kumo.game import Game, GameOver, GameResult, InvalidMove
 from engine.core.families.kumo.metrics import canonical_action_count, relative_action_count
 from engine.core.families.kumo.types import Observation
@@ -251,17 +251,22 @@ def _apply_move(
     except InvalidMove as error:
         step.accepted = False
         step.error = str(error)[:500]
+    # Too many refused moves end the game, unsolved (engine.limits: one rule for every
+    # family's games).
+    refusals_end = not step.accepted and limits.ends_the_game(game.invalid_moves)
+    if refusals_end:
+        step.error = limits.ending_reason(step.error[:300])[:500]
     session.last_move_at = now
     session.actions_taken = game.actions_taken
     session.invalid_moves = game.invalid_moves
     fields = ["last_move_at", "actions_taken", "invalid_moves"]
-    if game.finished:
+    if game.finished or refusals_end:
         session.finished_at = now
-        session.answer = step.name
-        session.correct = game.result.correct
+        session.answer = step.name if game.finished else ""
+        session.correct = game.result.correct if game.finished else False
         fields += ["finished_at", "answer", "correct"]
     move_sql.store_move(step, session, fields)
-    if game.finished:
+    if session.finished:
         session_finished.send(PlaySession, session=session, actions=_action_names(game))
     steps.append(step)
 
