@@ -11,8 +11,10 @@ actions and the relative action count, never the valid truth or the unplayed
 observations (``leaderboard.access``). A game is never replayed: the numbers 1 … N are
 each used once, and a game left open when the round closes counts as unsolved.
 
-Every write goes through here: ``check_ranked_request`` validates, ``do_start_ranked_game``
-writes; ``record_ranked_game`` is connected to ``engine.sessions.session_finished``.
+Ranked play of every family is one flow (``start_ranked``, ``close_open_ranked``) over two
+storages (``RankedPlays``): KUMO's games here, every other family's attempts in
+``leaderboard.ranked_families``. ``do_start_ranked_game`` starts a KUMO game through it;
+``record_ranked_game`` is connected to ``engine.sessions.session_finished``.
 """
 
 from __future__ import annotations
@@ -21,14 +23,14 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Max
+from django.db import IntegrityError, transaction
+from django.db.models import Max, QuerySet
 
 from engine import sessions
 from engine.actions import EngineError, do_generate_secret_instance
 from engine.core.families.kumo.generate import GenerationError
 from engine.core.families.kumo.metrics import relative_action_count
-from engine.models import Domain, Instance, PlaySession
+from engine.models import Instance, PlaySession
 from leaderboard import names as naming
 from leaderboard.actions import mark_stale, queue_recompute
 from leaderboard.models import ModelEntry, RankedGame, Round, Trajectory
@@ -62,11 +64,14 @@ class GenerationFailed(RankedError):
 
 @dataclass(frozen=True)
 class RankedRequest:
+    """A checked request for the next ranked play of ``plays``' kind: the live round, the
+    model's checked name, and ``key``, what the round declares (KUMO: the domain and the
+    setting; another family: the family, kind and level)."""
+
     round: Round
     model_name: str
-    domain: Domain
-    n_truths: int
-    n_actions: int
+    plays: RankedPlays
+    key: dict
 
 
 def max_open_games() -> int:
@@ -77,30 +82,6 @@ def _name_refused(error: naming.ModelNameError) -> RankedError:
     refused = NotYours(str(error)) if error.status == 403 else RankedError(str(error))
     refused.status = error.status
     return refused
-
-
-def check_ranked_request(
-    user: User,
-    *,
-    model: str,
-    domain: str,
-    n_truths: int,
-    n_actions: int,
-    kind: str = ModelEntry.Kind.MODEL,
-) -> RankedRequest:
-    """Validate a request for the next ranked game; raises :class:`RankedError`."""
-    name = check_model_owner(user, model, kind=kind)
-    live = live_round("ranked games are played")
-    domain_row = live.domains.filter(name=domain).first()
-    if domain_row is None:
-        names = ", ".join(live.domains.order_by("name").values_list("name", flat=True))
-        raise RankedError(f"round {live.name} has no domain {domain!r} (its domains: {names})")
-    if (n_truths, n_actions) not in live.setting_pairs:
-        raise RankedError(
-            f"round {live.name} has no setting {n_truths}x{n_actions} "
-            f"(its settings: {live.settings_label})"
-        )
-    return RankedRequest(live, name, domain_row, n_truths, n_actions)
 
 
 def live_round(what: str) -> Round:
@@ -115,8 +96,7 @@ def live_round(what: str) -> Round:
 def check_model_owner(user: User, model: str, *, kind: str = ModelEntry.Kind.MODEL) -> str:
     """The model's name, checked, if ``user`` may play ranked under it (``leaderboard.names``:
     a name the account may claim, or one it owns); :class:`RankedError` or
-    :class:`NotYours` otherwise. Ranked games of KUMO and ranked attempts of every other
-    family share this check."""
+    :class:`NotYours` otherwise."""
     try:
         name = naming.clean_model_name(model)
         naming.check_claim(name, user=user, kind=kind)
@@ -125,28 +105,72 @@ def check_model_owner(user: User, model: str, *, kind: str = ModelEntry.Kind.MOD
     return name
 
 
-def _games(request: RankedRequest, entry: ModelEntry):
-    return RankedGame.objects.filter(
-        round=request.round,
-        model=entry,
-        domain=request.domain,
-        n_truths=request.n_truths,
-        n_actions=request.n_actions,
-    )
+# -- ranked play of every family: one flow over two storages ---------------------------------
+
+
+class RankedPlays:
+    """Where one kind of ranked play is stored, and how its task is made: KUMO's games
+    (``RankedGame``: a session on a fresh instance, below) or every other family's attempts
+    (``RankedFamilyAttempt``: an attempt at a fresh task, ``leaderboard.ranked_families``).
+    The rules (who may play under which name, the live round, the quota, a fresh task per
+    play made outside any lock, the numbering, the clean-up of a task never played, and
+    failure at the close) are written once, in :func:`start_ranked` and
+    :func:`close_open_ranked`, for both."""
+
+    noun = "game"  # what one ranked play is called in messages
+    open_noun = "sessions"  # what the ids of the open ones are
+    doing = "ranked games are played"
+
+    def check(self, live: Round, spec: dict) -> dict:
+        """The key of ``spec`` in ``live`` (what the round declares), or :class:`RankedError`."""
+        raise NotImplementedError
+
+    def label(self, key: dict) -> str:
+        raise NotImplementedError
+
+    def rows(self, live: Round, entry: ModelEntry, key: dict) -> QuerySet:
+        """The model's ranked rows of ``key`` in ``live``."""
+        raise NotImplementedError
+
+    def open_ids(self, rows: QuerySet) -> list[int]:
+        """The ids of the unfinished plays among ``rows``."""
+        raise NotImplementedError
+
+    def fresh(self, key: dict):
+        """A task made for one ranked play alone, with a secret seed (outside any lock: it
+        can take seconds), or :class:`GenerationFailed`."""
+        raise NotImplementedError
+
+    def open(self, user: User, entry: ModelEntry, request: RankedRequest, number: int, task):
+        """Inside the model's lock: open the play on ``task`` and store its ranked row."""
+        raise NotImplementedError
+
+    def discard(self, task) -> None:
+        """A fresh task no play was opened on (the quota ran out meanwhile): deleted."""
+        task.delete()
+
+    def close_open(self, target: Round) -> int:
+        """End every unfinished play of ``target`` as failed; how many ended."""
+        raise NotImplementedError
+
+
+def check_ranked(user: User, plays: RankedPlays, *, model: str, kind: str, spec: dict):
+    """Validate a request for the next ranked play; raises :class:`RankedError`."""
+    name = check_model_owner(user, model, kind=kind)
+    live = live_round(plays.doing)
+    return RankedRequest(live, name, plays, plays.check(live, spec))
 
 
 def _check_room(request: RankedRequest, entry: ModelEntry) -> None:
-    games = _games(request, entry)
+    rows = request.plays.rows(request.round, entry, request.key)
     check_quota(
         entry,
         request.round,
-        played=games.count(),
-        open_ids=list(
-            games.filter(session__finished_at__isnull=True).values_list("session_id", flat=True)
-        ),
-        what=f"{request.domain.name} {request.n_truths}x{request.n_actions}",
-        noun="game",
-        open_noun="sessions",
+        played=rows.count(),
+        open_ids=request.plays.open_ids(rows),
+        what=request.plays.label(request.key),
+        noun=request.plays.noun,
+        open_noun=request.plays.open_noun,
     )
 
 
@@ -175,16 +199,116 @@ def check_quota(
         )
 
 
-def _fresh_instance(request: RankedRequest) -> Instance:
-    """Generate, solve and store one instance with a secret seed."""
+def start_ranked(
+    user: User,
+    plays: RankedPlays,
+    *,
+    model: str,
+    spec: dict,
+    kind: str = ModelEntry.Kind.MODEL,
+):
+    """Start the model's next ranked play of ``spec`` (any family) for ``user``.
+
+    1. Check the request, and that the model has a play left and not too many open.
+    2. Make a fresh task with a secret seed (outside any lock: it can take a while).
+    3. Lock the model's row, check again, number the play and open it. If the plays ran
+       out meanwhile (a parallel request), the fresh task is deleted unused.
+    """
+    request = check_ranked(user, plays, model=model, kind=kind, spec=spec)
     try:
-        return do_generate_secret_instance(
-            request.domain, request.n_truths, request.n_actions, source=Instance.Source.RANKED
+        entry = naming.claim_model_name(request.model_name, user=user, kind=kind)
+    except naming.ModelNameError as error:
+        raise _name_refused(error) from None
+    _check_room(request, entry)
+    task = plays.fresh(request.key)
+    try:
+        with transaction.atomic():
+            ModelEntry.objects.select_for_update().filter(pk=entry.pk).first()
+            _check_room(request, entry)
+            rows = plays.rows(request.round, entry, request.key)
+            number = (rows.aggregate(last=Max("number"))["last"] or 0) + 1
+            return plays.open(user, entry, request, number, task)
+    except (RankedError, IntegrityError):
+        plays.discard(task)
+        raise
+
+
+def all_ranked_plays() -> tuple[RankedPlays, ...]:
+    """Every storage of ranked play: KUMO's games and every other family's attempts."""
+    from leaderboard.ranked_families import FAMILY_ATTEMPTS
+
+    return (KUMO_GAMES, FAMILY_ATTEMPTS)
+
+
+def close_open_ranked(target: Round) -> int:
+    """End every unfinished ranked play of ``target``, of every family, as failed (the
+    round has closed: an abandoned play counts, so dropping the hard ones cannot help).
+    Returns how many ended."""
+    return sum(plays.close_open(target) for plays in all_ranked_plays())
+
+
+# -- KUMO's ranked games ---------------------------------------------------------------------
+
+
+class KumoGames(RankedPlays):
+    """KUMO's ranked games: a session (``engine.sessions``) on an instance generated for it
+    alone, recorded as a verified trajectory when it ends (``record_ranked_game``)."""
+
+    def check(self, live: Round, spec: dict) -> dict:
+        domain_row = live.domains.filter(name=spec["domain"]).first()
+        if domain_row is None:
+            names = ", ".join(live.domains.order_by("name").values_list("name", flat=True))
+            raise RankedError(
+                f"round {live.name} has no domain {spec['domain']!r} (its domains: {names})"
+            )
+        setting = (spec["n_truths"], spec["n_actions"])
+        if setting not in live.setting_pairs:
+            raise RankedError(
+                f"round {live.name} has no setting {setting[0]}x{setting[1]} "
+                f"(its settings: {live.settings_label})"
+            )
+        return {"domain": domain_row, "n_truths": setting[0], "n_actions": setting[1]}
+
+    def label(self, key: dict) -> str:
+        return f"{key['domain'].name} {key['n_truths']}x{key['n_actions']}"
+
+    def rows(self, live: Round, entry: ModelEntry, key: dict) -> QuerySet:
+        return RankedGame.objects.filter(round=live, model=entry, **key)
+
+    def open_ids(self, rows: QuerySet) -> list[int]:
+        return list(
+            rows.filter(session__finished_at__isnull=True).values_list("session_id", flat=True)
         )
-    except GenerationError as error:
-        raise GenerationFailed(f"could not generate a ranked instance: {error}") from None
-    except EngineError:
-        raise GenerationFailed("could not store a fresh ranked instance; try again") from None
+
+    def fresh(self, key: dict) -> Instance:
+        try:
+            return do_generate_secret_instance(
+                key["domain"], key["n_truths"], key["n_actions"], source=Instance.Source.RANKED
+            )
+        except GenerationError as error:
+            raise GenerationFailed(f"could not generate a ranked instance: {error}") from None
+        except EngineError:
+            raise GenerationFailed("could not store a fresh ranked instance; try again") from None
+
+    def open(self, user, entry, request, number, task) -> RankedGame:
+        session = PlaySession.objects.create(player=user, instance=task, book=task.current_book())
+        return RankedGame.objects.create(
+            round=request.round,
+            model=entry,
+            number=number,
+            instance=task,
+            session=session,
+            **request.key,
+        )
+
+    def close_open(self, target: Round) -> int:
+        open_sessions = RankedGame.objects.filter(
+            round=target, session__finished_at__isnull=True
+        ).values_list("session_id", flat=True)
+        return sum(1 for session_id in list(open_sessions) if sessions.abandon(session_id))
+
+
+KUMO_GAMES = KumoGames()
 
 
 def do_start_ranked_game(
@@ -196,43 +320,10 @@ def do_start_ranked_game(
     n_actions: int,
     kind: str = ModelEntry.Kind.MODEL,
 ) -> RankedGame:
-    """Start the model's next ranked game and open its session for ``user``.
-
-    1. Check the request, and that the model has a game left and not too many open.
-    2. Generate a fresh instance with a secret seed (outside any lock: it can take a while).
-    3. Lock the model's row, check again, number the game and open its session. If the
-       games ran out meanwhile (a parallel request), the fresh instance is deleted unused.
-    """
-    request = check_ranked_request(
-        user, model=model, domain=domain, n_truths=n_truths, n_actions=n_actions, kind=kind
-    )
-    try:
-        entry = naming.claim_model_name(request.model_name, user=user, kind=kind)
-    except naming.ModelNameError as error:
-        raise _name_refused(error) from None
-    _check_room(request, entry)
-    instance = _fresh_instance(request)
-    try:
-        with transaction.atomic():
-            ModelEntry.objects.select_for_update().filter(pk=entry.pk).first()
-            _check_room(request, entry)
-            number = (_games(request, entry).aggregate(last=Max("number"))["last"] or 0) + 1
-            session = PlaySession.objects.create(
-                player=user, instance=instance, book=instance.current_book()
-            )
-            return RankedGame.objects.create(
-                round=request.round,
-                model=entry,
-                domain=request.domain,
-                n_truths=request.n_truths,
-                n_actions=request.n_actions,
-                number=number,
-                instance=instance,
-                session=session,
-            )
-    except RankedError:
-        instance.delete()
-        raise
+    """Start the model's next ranked KUMO game and open its session for ``user``
+    (:func:`start_ranked`)."""
+    spec = {"domain": domain, "n_truths": n_truths, "n_actions": n_actions}
+    return start_ranked(user, KUMO_GAMES, model=model, spec=spec, kind=kind)
 
 
 def record_ranked_game(sender, *, session: PlaySession, actions: list[str], **kwargs) -> None:
@@ -270,12 +361,3 @@ def record_ranked_game(sender, *, session: PlaySession, actions: list[str], **kw
     )
     mark_stale(game.model_id, instance.domain_id, game.n_truths, game.n_actions)
     queue_recompute()
-
-
-def do_close_open_games(target: Round) -> int:
-    """End every unfinished ranked game of ``target`` as unsolved (the round has closed:
-    an abandoned game counts, so dropping the hard ones cannot help). Returns how many."""
-    open_sessions = RankedGame.objects.filter(
-        round=target, session__finished_at__isnull=True
-    ).values_list("session_id", flat=True)
-    return sum(1 for session_id in list(open_sessions) if sessions.abandon(session_id))

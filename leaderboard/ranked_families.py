@@ -10,108 +10,125 @@ is a ``FamilyAttempt`` of the model (``model_name``) filed under the account tha
 (``player``), answered or moved through the ordinary service (``engine.families``). Until
 the round closes its player learns right or wrong and the score, never the reference answer
 nor the score's details. Numbers 1 … N are each used once, and an attempt left unfinished
-when the round closes counts as failed (``do_close_open_family_attempts``).
+when the round closes counts as failed (``FamilyAttempts.close_open``).
 
-Every write goes through here: ``check_ranked_family_request`` validates,
-``do_start_ranked_family_attempt`` writes.
+The flow (name, live round, quota, a fresh task, numbering, failure at the close) is
+written once for every family in ``leaderboard.ranked`` (``start_ranked``,
+``close_open_ranked``); this module is where another family's ranked attempts are stored
+(``FamilyAttempts``), and ``do_start_ranked_family_attempt`` starts one through it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from engine.core.families.base import FamilyError, SeedRefused
 from engine.families import do_generate_family_tasks
 from engine.models import FamilyAttempt, FamilyTask
 from engine.seeds import fresh_seed
-from leaderboard.actions import SubmissionError, get_or_create_model
 from leaderboard.models import ModelEntry, RankedFamilyAttempt, Round
 from leaderboard.ranked import (
     GenerationFailed,
-    NotYours,
     RankedError,
-    check_model_owner,
-    check_quota,
-    live_round,
+    RankedPlays,
+    start_ranked,
 )
 
 NOT_FINISHED = "not finished when the round closed"
 
 
-@dataclass(frozen=True)
-class RankedFamilyRequest:
-    round: Round
-    model_name: str
-    family: str
-    kind: str
-    level: str
+class FamilyAttempts(RankedPlays):
+    """Every other family's ranked attempts: a ``FamilyAttempt`` of the model on a task made
+    for it alone (``origin=ranked``), answered or moved through ``engine.families``."""
 
+    noun = "attempt"
+    open_noun = "attempts"
+    doing = "ranked attempts are made"
 
-def check_ranked_family_request(
-    user: User, *, model: str, family: str, kind: str, level: str
-) -> RankedFamilyRequest:
-    """Validate a request for the next ranked attempt; raises :class:`RankedError`."""
-    name = check_model_owner(user, model)
-    live = live_round("ranked attempts are made")
-    declared = [(e["family"], e["kind"], e["level"]) for e in live.family_specs]
-    if (family, kind, level) not in declared:
-        listed = ", ".join("/".join(entry) for entry in declared) or "none"
-        raise RankedError(
-            f"round {live.name} has no tasks of {family}/{kind}/{level} (its family tasks: "
-            f"{listed})"
-        )
-    return RankedFamilyRequest(live, name, family, kind, level)
-
-
-def _attempts(request: RankedFamilyRequest, entry: ModelEntry):
-    return RankedFamilyAttempt.objects.filter(
-        round=request.round,
-        model=entry,
-        family=request.family,
-        kind=request.kind,
-        level=request.level,
-    )
-
-
-def _check_room(request: RankedFamilyRequest, entry: ModelEntry) -> None:
-    attempts = _attempts(request, entry)
-    check_quota(
-        entry,
-        request.round,
-        played=attempts.count(),
-        open_ids=list(
-            attempts.filter(attempt__finished_at__isnull=True).values_list("attempt_id", flat=True)
-        ),
-        what=f"{request.family}/{request.kind}/{request.level}",
-        noun="attempt",
-        open_noun="attempts",
-    )
-
-
-def _fresh_task(request: RankedFamilyRequest) -> FamilyTask:
-    """Generate and store one task with a fresh secret seed (another seed in the 2^-62
-    case that the drawn one is taken)."""
-    for _ in range(5):
-        try:
-            report = do_generate_family_tasks(
-                request.family,
-                request.kind,
-                seeds=[fresh_seed()],
-                level=request.level,
-                origin=FamilyTask.Origin.RANKED,
+    def check(self, live: Round, spec: dict) -> dict:
+        key = {name: spec[name] for name in ("family", "kind", "level")}
+        declared = [(e["family"], e["kind"], e["level"]) for e in live.family_specs]
+        if tuple(key.values()) not in declared:
+            listed = ", ".join("/".join(entry) for entry in declared) or "none"
+            raise RankedError(
+                f"round {live.name} has no tasks of {'/'.join(key.values())} (its family "
+                f"tasks: {listed})"
             )
-        except SeedRefused:
-            continue  # a seed with no task (engine.core.families.base): draw another
-        except FamilyError as error:
-            raise GenerationFailed(f"could not generate a ranked task: {error}") from None
-        if report.created:
-            return report.tasks[0]
-    raise GenerationFailed("could not store a fresh ranked task; try again")
+        return key
+
+    def label(self, key: dict) -> str:
+        return "/".join(key.values())
+
+    def rows(self, live: Round, entry: ModelEntry, key: dict) -> QuerySet:
+        return RankedFamilyAttempt.objects.filter(round=live, model=entry, **key)
+
+    def open_ids(self, rows: QuerySet) -> list[int]:
+        return list(
+            rows.filter(attempt__finished_at__isnull=True).values_list("attempt_id", flat=True)
+        )
+
+    def fresh(self, key: dict) -> FamilyTask:
+        """A task with a fresh secret seed (another seed in the 2^-62 case that the drawn
+        one is taken, or when a seed has no task)."""
+        for _ in range(5):
+            try:
+                report = do_generate_family_tasks(
+                    key["family"],
+                    key["kind"],
+                    seeds=[fresh_seed()],
+                    level=key["level"],
+                    origin=FamilyTask.Origin.RANKED,
+                )
+            except SeedRefused:
+                continue  # a seed with no task (engine.core.families.base): draw another
+            except FamilyError as error:
+                raise GenerationFailed(f"could not generate a ranked task: {error}") from None
+            if report.created:
+                return report.tasks[0]
+        raise GenerationFailed("could not store a fresh ranked task; try again")
+
+    def open(self, user, entry, request, number, task) -> RankedFamilyAttempt:
+        attempt = FamilyAttempt.objects.create(player=user, task=task, model_name=entry.name)
+        return RankedFamilyAttempt.objects.create(
+            round=request.round,
+            model=entry,
+            number=number,
+            task=task,
+            attempt=attempt,
+            **request.key,
+        )
+
+    def close_open(self, target: Round) -> int:
+        """Each unfinished attempt is ended under its row lock with a conditional update,
+        so closing twice ends it once."""
+        now = timezone.now()
+        open_ids = list(
+            RankedFamilyAttempt.objects.filter(
+                round=target, attempt__finished_at__isnull=True
+            ).values_list("attempt_id", flat=True)
+        )
+        ended = 0
+        with transaction.atomic():
+            unfinished = FamilyAttempt.objects.select_for_update().filter(
+                pk__in=open_ids, finished_at__isnull=True
+            )
+            for attempt in unfinished:
+                ended += FamilyAttempt.objects.filter(pk=attempt.pk).update(
+                    answer="\n".join(attempt.played_moves()),
+                    correct=False,
+                    value=0.0,
+                    details={"error": NOT_FINISHED, "invalid_moves": attempt.invalid_moves},
+                    finished_at=now,
+                    # No time to report: it was never finished (and weeks overflow the column).
+                    elapsed_ms=None,
+                )
+        return ended
+
+
+FAMILY_ATTEMPTS = FamilyAttempts()
 
 
 def do_start_ranked_family_attempt(
@@ -123,68 +140,10 @@ def do_start_ranked_family_attempt(
     level: str,
     entry_kind: str = ModelEntry.Kind.MODEL,
 ) -> RankedFamilyAttempt:
-    """Start the model's next ranked attempt of (family, kind, level) for ``user``.
-
-    1. Check the request, and that the model has an attempt left and not too many open.
-    2. Generate a fresh task with a secret seed (outside any lock: some kinds take seconds).
-    3. Lock the model's row, check again, number the attempt and open it. If the attempts
-       ran out meanwhile (a parallel request), the fresh task is deleted unused.
-    """
-    request = check_ranked_family_request(user, model=model, family=family, kind=kind, level=level)
-    try:
-        entry = get_or_create_model(request.model_name, user=user, kind=entry_kind)
-    except SubmissionError as error:
-        raise NotYours(str(error)) from None
-    _check_room(request, entry)
-    task = _fresh_task(request)
-    try:
-        with transaction.atomic():
-            ModelEntry.objects.select_for_update().filter(pk=entry.pk).first()
-            _check_room(request, entry)
-            number = (_attempts(request, entry).aggregate(last=Max("number"))["last"] or 0) + 1
-            attempt = FamilyAttempt.objects.create(player=user, task=task, model_name=entry.name)
-            return RankedFamilyAttempt.objects.create(
-                round=request.round,
-                model=entry,
-                family=request.family,
-                kind=request.kind,
-                level=request.level,
-                number=number,
-                task=task,
-                attempt=attempt,
-            )
-    except (RankedError, IntegrityError):
-        task.delete()
-        raise
-
-
-def do_close_open_family_attempts(target: Round) -> int:
-    """End every unfinished ranked attempt of ``target`` as failed (the round has closed:
-    an abandoned attempt counts, so dropping the hard ones cannot help). Each is ended
-    under its row lock with a conditional update, so closing twice ends it once. Returns
-    how many were ended."""
-    now = timezone.now()
-    open_ids = list(
-        RankedFamilyAttempt.objects.filter(
-            round=target, attempt__finished_at__isnull=True
-        ).values_list("attempt_id", flat=True)
-    )
-    ended = 0
-    with transaction.atomic():
-        unfinished = FamilyAttempt.objects.select_for_update().filter(
-            pk__in=open_ids, finished_at__isnull=True
-        )
-        for attempt in unfinished:
-            ended += FamilyAttempt.objects.filter(pk=attempt.pk).update(
-                answer="\n".join(attempt.played_moves()),
-                correct=False,
-                value=0.0,
-                details={"error": NOT_FINISHED, "invalid_moves": attempt.invalid_moves},
-                finished_at=now,
-                # No time to report: it was never finished (and weeks overflow the column).
-                elapsed_ms=None,
-            )
-    return ended
+    """Start the model's next ranked attempt of (family, kind, level) for ``user``
+    (``leaderboard.ranked.start_ranked``, the flow of every family's ranked play)."""
+    spec = {"family": family, "kind": kind, "level": level}
+    return start_ranked(user, FAMILY_ATTEMPTS, model=model, spec=spec, kind=entry_kind)
 
 
 def ranked_attempt_view(ranked: RankedFamilyAttempt) -> dict:

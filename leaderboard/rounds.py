@@ -38,8 +38,7 @@ from leaderboard.models import (
     Trajectory,
     two_months_after,
 )
-from leaderboard.ranked import do_close_open_games
-from leaderboard.ranked_families import do_close_open_family_attempts
+from leaderboard.ranked import close_open_ranked
 
 logger = logging.getLogger(__name__)
 
@@ -602,8 +601,7 @@ def do_rotate(
             )
             # Ranked games and attempts left open count as unsolved: dropping a hard one
             # cannot help.
-            do_close_open_games(current)
-            do_close_open_family_attempts(current)
+            close_open_ranked(current)
             # Its ranked family attempts (and, published, its pinned tasks' attempts) now
             # count on the family board.
             mark_family_round_stale(current)
