@@ -41,7 +41,17 @@ def play(request):
 
     Anyone may, as on KUMO's Play entry: an anonymous visitor is signed in as a guest
     account (``engine.practice.do_make_guest``), the same kind KUMO practice makes, once
-    their choice is valid."""
+    their choice is valid. A KUMO game (``family=kumo``, its domain as the kind) starts as
+    at KUMO's own Play entry (``engine.views.start_practice_game``), so one form starts a
+    game of any family."""
+    if request.POST.get("family", "") == "kumo":
+        from engine.views import start_practice_game
+
+        return start_practice_game(
+            request,
+            domain=request.POST.get("kind", "").strip(),
+            level=request.POST.get("level", "").strip() or "easy",
+        )
     refused = _not_a_participant(request)
     if refused is not None:
         return refused

@@ -128,13 +128,21 @@ def play_start(request):
     as the guest account made for their first game. Refusals (a study participant, the
     hourly limit, a domain that cannot generate) get a page saying why.
     """
+    return start_practice_game(
+        request,
+        domain=request.POST.get("domain", "").strip(),
+        level=request.POST.get("level", "easy").strip() or "easy",
+    )
+
+
+def start_practice_game(request, *, domain: str, level: str):
+    """Start a practice KUMO game on ``domain`` at ``level`` for the request's player and
+    open it (the Play entry, and the families page's KUMO rows through
+    ``engine.family_views.play``), or a page saying why not."""
     user = request.user if request.user.is_authenticated else None
     try:
         wanted = practice.check_practice_request(
-            user,
-            domain=request.POST.get("domain", "").strip(),
-            level=request.POST.get("level", "easy").strip() or "easy",
-            ip_address=get_client_ip_address(request),
+            user, domain=domain, level=level, ip_address=get_client_ip_address(request)
         )
         session = practice.do_start_practice_game(user, wanted)
     except practice.PracticeError as error:

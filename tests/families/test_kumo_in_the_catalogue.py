@@ -1,7 +1,7 @@
 """KUMO's games are one family among the others in the catalogue (the API's and the
 /families/ page's): a kind per domain a practice game may use, at the levels the domain is
-big enough for, each with the endpoint that starts an attempt; the page's buttons start a
-KUMO game at KUMO's own Play entry."""
+big enough for, each with the endpoint that starts an attempt; the page starts a KUMO game
+with the same form as every other family's (as KUMO's own Play entry starts it)."""
 
 from __future__ import annotations
 
@@ -48,14 +48,34 @@ def test_kumos_games_are_a_family_of_the_catalogue(orchard):
     assert '"name": "kumo"' not in listed.getvalue()
 
 
-def test_the_families_page_starts_a_kumo_game_at_its_play_entry():
+def test_the_families_page_starts_a_kumo_game_with_the_form_of_every_family():
     call_command("import_domain", str(MEDICAL), stdout=StringIO())
     visitor = Client()
     page = visitor.get("/families/").content.decode()
     row = re.search(r'<tr data-family="kumo" data-kind="medical">.*?</tr>', page, re.S).group(0)
-    assert 'action="/play/"' in row and 'name="domain" value="medical"' in row
+    other = re.search(r'<tr data-family="games" data-kind="[^"]+">.*?</tr>', page, re.S).group(0)
+    form = re.compile(r'<form method="post" action="([^"]+)">')
+    assert form.search(row).group(1) == form.search(other).group(1) == "/families/play/"
+    assert 'name="family" value="kumo"' in row and 'name="kind" value="medical"' in row
     assert 'value="easy"' in row and 'value="hard"' in row
-    started = visitor.post("/play/", {"domain": "medical", "level": "hard"})
+    wanted = {"family": "kumo", "kind": "medical", "level": "hard"}
+    started = visitor.post("/families/play/", wanted)
     assert started.status_code == 302 and re.fullmatch(r"/play/\d+/", started["Location"])
     session = PlaySession.objects.select_related("instance__domain").get()
     assert (session.instance.domain.name, session.instance.n_truths) == ("medical", 12)
+
+
+def test_a_kumo_start_from_the_families_form_keeps_the_play_entrys_rules(orchard, settings):
+    """The same service as the Play entry: an unknown domain and the hourly limit are
+    refused with the Play entry's own pages and statuses."""
+    call_command("import_domain", str(MEDICAL), stdout=StringIO())
+    visitor = Client()
+    unknown = visitor.post("/families/play/", {"family": "kumo", "kind": "<b>no</b>"})
+    assert unknown.status_code == 400 and "<b>no</b>" not in unknown.content.decode()
+    settings.VISITOR_GAMES_PER_HOUR = 1
+    first = visitor.post("/families/play/", {"family": "kumo", "kind": "medical"})
+    assert first.status_code == 302 and re.fullmatch(r"/play/\d+/", first["Location"])
+    session = PlaySession.objects.select_related("instance").get()
+    assert (session.instance.n_truths, session.instance.n_actions) == LEVELS["easy"]
+    again = visitor.post("/families/play/", {"family": "kumo", "kind": "medical"})
+    assert again.status_code == 429 and PlaySession.objects.count() == 1
