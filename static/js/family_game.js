@@ -5,7 +5,7 @@
  * the game has ended the page loads itself again to show the result.
  *
  * Without a connection the form posts as before (a page per move), so the game is never
- * stuck; the socket is tried again in the background. */
+ * stuck; the socket is tried again in the background (live_socket.js, as KUMO's page). */
 (function () {
   "use strict";
   const live = document.getElementById("game-live");
@@ -13,14 +13,9 @@
   const box = document.getElementById("move");
   const problem = document.getElementById("game-error");
   if (!live || !form || !box || !("WebSocket" in window)) return;
-  const wsUrl =
-    (window.location.protocol === "https:" ? "wss://" : "ws://") +
-    window.location.host +
-    live.dataset.wsPath;
   let steps = Number(live.dataset.steps) || 0;
-  let socket = null;
+  let socket = null; // the game's socket (live_socket.js), opened at the end
   let pendingTimer = null;
-  let tries = 0;
   let ended = false;
   // The rules with the starting board are folded away once the game has begun (as a page
   // drawn after a move has them); a player who opens them again keeps them open.
@@ -69,30 +64,8 @@
     if (window.kumoSignals) window.kumoSignals.shown();
   }
 
-  function connect() {
-    const ws = new WebSocket(wsUrl);
-    socket = ws;
-    window.__familySocket = ws; // so that tests can drop the connection on purpose
-    ws.addEventListener("open", () => {
-      if (ws === socket) tries = 0;
-    });
-    ws.addEventListener("message", (event) => {
-      if (ws === socket) receive(event);
-    });
-    ws.addEventListener("close", (event) => {
-      if (ws !== socket) return;
-      socket = null;
-      setPending(false);
-      // Not allowed (4401, 4404) or over: the form is the way on.
-      if (ended || event.code === 4401 || event.code === 4404) return;
-      const delay = Math.min(30000, 1000 * 2 ** tries) * (0.75 + Math.random() / 2);
-      tries += 1;
-      window.setTimeout(connect, delay);
-    });
-  }
-
   function connected() {
-    return socket !== null && socket.readyState === WebSocket.OPEN;
+    return socket !== null && socket.isOpen();
   }
   // For game_keys.js: over the socket, moves may follow each other without waiting (the
   // server plays them in the order sent); through the form, one a page.
@@ -107,16 +80,17 @@
     if (window.kumoSignals) message.client = window.kumoSignals.take(); // counts only
     showError("");
     setPending(true);
-    socket.send(JSON.stringify(message));
+    socket.send(message);
     box.value = "";
     box.focus();
   });
 
-  // A page shown again asks for the state (another tab may have moved meanwhile).
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState === "visible" && socket && socket.readyState === WebSocket.OPEN) {
-      socket.send(JSON.stringify({ type: "sync" }));
-    }
+  socket = window.kumoLiveSocket.open({
+    path: live.dataset.wsPath,
+    onMessage: receive,
+    onClose: () => setPending(false),
+    // Not allowed (4401, 4404) or over: the form is the way on.
+    stopped: (code) => ended || code === 4401 || code === 4404,
+    exposeAs: "__familySocket", // so that tests can drop the connection on purpose
   });
-  connect();
 })();

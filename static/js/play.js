@@ -16,10 +16,6 @@
 
   const sessionId = root.dataset.sessionId;
   const truthNoun = root.dataset.truthNoun || "answer";
-  const wsUrl =
-    (window.location.protocol === "https:" ? "wss://" : "ws://") +
-    window.location.host +
-    root.dataset.wsPath;
 
   const $ = (id) => document.getElementById(id);
   const el = {
@@ -108,7 +104,7 @@
   let truthsKey = "";
   let actionsKey = "";
   let announced = -1; // steps already announced (-1: nothing drawn yet)
-  let socket = null;
+  let live = null; // the game's socket (live_socket.js), opened at the end
   let pending = false;
   let pendingTimer = null;
 
@@ -315,9 +311,7 @@
         Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0");
       if (left === 0) {
         window.clearInterval(timeTimer);
-        if (socket && socket.readyState === WebSocket.OPEN) {
-          socket.send(JSON.stringify({ type: "sync" }));
-        }
+        live.send({ type: "sync" });
       }
     };
     tick();
@@ -367,7 +361,7 @@
   }
 
   function send(message) {
-    if (!socket || socket.readyState !== WebSocket.OPEN) {
+    if (!live.isOpen()) {
       showError(
         "Not connected to the game server. Wait for the connection to return, then try again."
       );
@@ -377,7 +371,7 @@
     if (window.kumoSignals && (message.type === "action" || message.type === "answer")) {
       message.client = window.kumoSignals.take(); // counts only (play_signals.js)
     }
-    socket.send(JSON.stringify(message));
+    live.send(message);
     setPending(true);
     return true;
   }
@@ -398,12 +392,7 @@
     }
   }
 
-  // ---- the connection, with automatic reconnects ---------------------------------------
-
-  const FIRST_DELAY_MS = 1000;
-  const MAX_DELAY_MS = 30000;
-  let attempt = 0;
-  let retryTimer = null;
+  // ---- the connection, with automatic reconnects (live_socket.js) -----------------------
 
   function setConnection(kind, text) {
     // Once the task is over the connection no longer matters to the player.
@@ -414,68 +403,21 @@
     el.reconnectNow.hidden = kind !== "lost";
   }
 
-  function connect() {
-    window.clearTimeout(retryTimer);
-    retryTimer = null;
-    setConnection("connecting", attempt ? "Reconnecting…" : "Connecting…");
-    const ws = new WebSocket(wsUrl);
-    socket = ws;
-    // Exposed so that tests (and anyone debugging) can drop the connection on purpose.
-    window.__playSocket = ws;
-    ws.addEventListener("open", () => {
-      if (ws !== socket) return;
-      attempt = 0;
-      setConnection("connected", "Connected");
-      // The server sends the current state right after accepting: nothing to ask for.
-    });
-    ws.addEventListener("message", (event) => {
-      if (ws === socket) receive(event);
-    });
-    ws.addEventListener("close", (event) => {
-      if (ws !== socket) return;
-      socket = null;
-      setPending(false);
-      if (latest && latest.finished) return; // nothing can change any more
-      scheduleReconnect(RESTART_CODES.has(event.code));
-    });
-  }
-
-  // 1012 "service restart" (a server that stops sends it to every socket) and 1001 "going
-  // away": the server is back, or another of its workers answers, at once.
-  const RESTART_CODES = new Set([1001, 1012]);
-  const RESTART_SPREAD_MS = 1000;
-
-  function scheduleReconnect(restarting) {
-    // Up to a quarter either way, so that pages dropped together by a server restart do not
-    // all come back in the same instant; after a restart, within the first second.
-    const jitter = 0.75 + Math.random() / 2;
-    const delay =
-      restarting && attempt === 0
-        ? Math.random() * RESTART_SPREAD_MS
-        : Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempt) * jitter;
-    attempt += 1;
-    const seconds = Math.round(delay / 1000);
-    const hint = attempt > 3 ? " If this goes on, reload the page or log in again." : "";
-    setConnection("lost", "Connection lost; retrying in " + seconds + "\u00a0s." + hint);
-    retryTimer = window.setTimeout(connect, delay);
-  }
-
-  el.reconnectNow.addEventListener("click", () => {
-    if (!socket) connect();
-  });
-  // A page shown again asks for the state: a live update dropped while it was hidden (the
-  // server's queue was full, or another tab moved) is healed the moment the player looks.
-  document.addEventListener("visibilitychange", () => {
-    if (document.visibilityState !== "visible") return;
-    if (socket && socket.readyState === WebSocket.OPEN) {
-      socket.send(JSON.stringify({ type: "sync" }));
-    } else if (!socket && retryTimer) {
-      connect();
+  function connectionStatus(kind, detail) {
+    if (kind === "connecting") {
+      setConnection(kind, detail.attempt ? "Reconnecting…" : "Connecting…");
+    } else if (kind === "connected") {
+      setConnection(kind, "Connected");
+    } else {
+      const hint = detail.attempt > 3 ? " If this goes on, reload the page or log in again." : "";
+      setConnection(
+        "lost",
+        "Connection lost; retrying in " + detail.seconds + "\u00a0s." + hint
+      );
     }
-  });
-  window.addEventListener("online", () => {
-    if (!socket && retryTimer) connect();
-  });
+  }
+
+  el.reconnectNow.addEventListener("click", () => live.retryNow());
 
   // ---- player input --------------------------------------------------------------------
 
@@ -628,5 +570,13 @@
   el.searchNext.addEventListener("click", () => goTo(current + 1));
   el.searchPrev.addEventListener("click", () => goTo(current - 1));
 
-  connect();
+  live = window.kumoLiveSocket.open({
+    path: root.dataset.wsPath,
+    onMessage: receive,
+    onStatus: connectionStatus,
+    onClose: () => setPending(false),
+    stopped: () => Boolean(latest && latest.finished), // nothing can change any more
+    // Exposed so that tests (and anyone debugging) can drop the connection on purpose.
+    exposeAs: "__playSocket",
+  });
 })();
