@@ -117,6 +117,8 @@ class RankedPlays:
     failure at the close) are written once, in :func:`start_ranked` and
     :func:`close_open_ranked`, for both."""
 
+    ranked_model: type  # the ranked rows: RankedGame, RankedFamilyAttempt
+    play_field = "session"  # the ranked row's link to the play it opened
     noun = "game"  # what one ranked play is called in messages
     open_noun = "sessions"  # what the ids of the open ones are
     doing = "ranked games are played"
@@ -130,20 +132,31 @@ class RankedPlays:
 
     def rows(self, live: Round, entry: ModelEntry, key: dict) -> QuerySet:
         """The model's ranked rows of ``key`` in ``live``."""
-        raise NotImplementedError
+        return self.ranked_model.objects.filter(round=live, model=entry, **key)
 
     def open_ids(self, rows: QuerySet) -> list[int]:
         """The ids of the unfinished plays among ``rows``."""
-        raise NotImplementedError
+        unfinished = {f"{self.play_field}__finished_at__isnull": True}
+        return list(rows.filter(**unfinished).values_list(f"{self.play_field}_id", flat=True))
 
     def fresh(self, key: dict):
         """A task made for one ranked play alone, with a secret seed (outside any lock: it
         can take seconds), or :class:`GenerationFailed`."""
         raise NotImplementedError
 
+    def open_play(self, user: User, entry: ModelEntry, task) -> dict:
+        """Open the play on ``task``: the ranked row's links to the task and the play."""
+        raise NotImplementedError
+
     def open(self, user: User, entry: ModelEntry, request: RankedRequest, number: int, task):
         """Inside the model's lock: open the play on ``task`` and store its ranked row."""
-        raise NotImplementedError
+        return self.ranked_model.objects.create(
+            round=request.round,
+            model=entry,
+            number=number,
+            **self.open_play(user, entry, task),
+            **request.key,
+        )
 
     def discard(self, task) -> None:
         """A fresh task no play was opened on (the quota ran out meanwhile): deleted."""
@@ -254,6 +267,8 @@ class KumoGames(RankedPlays):
     """KUMO's ranked games: a session (``engine.sessions``) on an instance generated for it
     alone, recorded as a verified trajectory when it ends (``record_ranked_game``)."""
 
+    ranked_model = RankedGame
+
     def check(self, live: Round, spec: dict) -> dict:
         domain_row = live.domains.filter(name=spec["domain"]).first()
         if domain_row is None:
@@ -272,14 +287,6 @@ class KumoGames(RankedPlays):
     def label(self, key: dict) -> str:
         return f"{key['domain'].name} {key['n_truths']}x{key['n_actions']}"
 
-    def rows(self, live: Round, entry: ModelEntry, key: dict) -> QuerySet:
-        return RankedGame.objects.filter(round=live, model=entry, **key)
-
-    def open_ids(self, rows: QuerySet) -> list[int]:
-        return list(
-            rows.filter(session__finished_at__isnull=True).values_list("session_id", flat=True)
-        )
-
     def fresh(self, key: dict) -> Instance:
         try:
             return do_generate_secret_instance(
@@ -290,16 +297,9 @@ class KumoGames(RankedPlays):
         except EngineError:
             raise GenerationFailed("could not store a fresh ranked instance; try again") from None
 
-    def open(self, user, entry, request, number, task) -> RankedGame:
+    def open_play(self, user, entry, task) -> dict:
         session = PlaySession.objects.create(player=user, instance=task, book=task.current_book())
-        return RankedGame.objects.create(
-            round=request.round,
-            model=entry,
-            number=number,
-            instance=task,
-            session=session,
-            **request.key,
-        )
+        return {"instance": task, "session": session}
 
     def close_open(self, target: Round) -> int:
         open_sessions = RankedGame.objects.filter(

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import QuerySet
 from django.utils import timezone
 
 from engine.core.families.base import FamilyError, SeedRefused
@@ -44,6 +43,8 @@ class FamilyAttempts(RankedPlays):
     """Every other family's ranked attempts: a ``FamilyAttempt`` of the model on a task made
     for it alone (``origin=ranked``), answered or moved through ``engine.families``."""
 
+    ranked_model = RankedFamilyAttempt
+    play_field = "attempt"
     noun = "attempt"
     open_noun = "attempts"
     doing = "ranked attempts are made"
@@ -61,14 +62,6 @@ class FamilyAttempts(RankedPlays):
 
     def label(self, key: dict) -> str:
         return "/".join(key.values())
-
-    def rows(self, live: Round, entry: ModelEntry, key: dict) -> QuerySet:
-        return RankedFamilyAttempt.objects.filter(round=live, model=entry, **key)
-
-    def open_ids(self, rows: QuerySet) -> list[int]:
-        return list(
-            rows.filter(attempt__finished_at__isnull=True).values_list("attempt_id", flat=True)
-        )
 
     def fresh(self, key: dict) -> FamilyTask:
         """A task with a fresh secret seed (another seed in the 2^-62 case that the drawn
@@ -90,16 +83,9 @@ class FamilyAttempts(RankedPlays):
                 return report.tasks[0]
         raise GenerationFailed("could not store a fresh ranked task; try again")
 
-    def open(self, user, entry, request, number, task) -> RankedFamilyAttempt:
+    def open_play(self, user, entry, task) -> dict:
         attempt = FamilyAttempt.objects.create(player=user, task=task, model_name=entry.name)
-        return RankedFamilyAttempt.objects.create(
-            round=request.round,
-            model=entry,
-            number=number,
-            task=task,
-            attempt=attempt,
-            **request.key,
-        )
+        return {"task": task, "attempt": attempt}
 
     def close_open(self, target: Round) -> int:
         """Each unfinished attempt is ended under its row lock with a conditional update,
