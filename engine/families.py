@@ -21,7 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from engine import limits
-from engine.core.families.base import FamilyError, get_family
+from engine.core.families.base import FamilyError, all_families, get_family
 from engine.core.families.display import check_display
 from engine.models import FamilyAttempt, FamilyStep, FamilyTask
 
@@ -404,23 +404,18 @@ def board_display(task: FamilyTask, moves: Sequence[str], *, finished: bool = Fa
 
 def interactive_families() -> list[str]:
     """The names of the families played move by move (their attempts have steps)."""
-    from engine.core.families.base import FAMILIES
-
-    get_family("simple")  # the built-in families register on import
-    return sorted(name for name, family in FAMILIES.items() if family.interactive)
+    return sorted(name for name, family in all_families().items() if family.interactive)
 
 
 def families_catalogue(*, with_kumo: bool = True) -> list[dict]:
     """Every family with its kinds, parameters, levels and answer formats (public), and the
     API endpoint that starts an attempt (``play``). KUMO's games are one family among them
     (``with_kumo``): a kind per domain a practice game may use, at the levels the domain is
-    big enough for, played through ``/api/v1/sessions/`` (and ``/play/`` in the browser)."""
-    from engine.core.families.base import FAMILIES
-
-    get_family("simple")  # the built-in families register on import
+    big enough for, played through ``/api/v1/sessions/`` (and, in the browser, started
+    with every family's form at ``/families/play/``)."""
     listed = [
         _catalogue_entry(family, family.kinds.values(), "/api/v1/family-attempts/")
-        for family in FAMILIES.values()
+        for family in all_families().values()
     ]
     if with_kumo:
         listed.append(_kumo_entry())

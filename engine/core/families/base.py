@@ -339,7 +339,9 @@ def register(family: Family) -> Family:
     return family
 
 
-def get_family(name: str) -> Family:
+def all_families() -> dict[str, Family]:
+    """Every registered family by name, the built-in ones imported (each registers itself
+    on import: adding a family is its package and one line here)."""
     from engine.core.families import (  # noqa: F401 (they register)
         games,
         korgym,
@@ -349,8 +351,12 @@ def get_family(name: str) -> Family:
         unpuzzles,
     )
 
+    return FAMILIES
+
+
+def get_family(name: str) -> Family:
     try:
-        return FAMILIES[name]
+        return all_families()[name]
     except KeyError:
         raise FamilyError(
             f"no task family {name!r}; the families are {', '.join(sorted(FAMILIES))}"
