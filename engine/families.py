@@ -48,6 +48,19 @@ class AttemptFinished(AttemptError):
     pass
 
 
+def canonical_level(family: str, kind: str, level: str) -> str:
+    """A level as it is stored and counted: the level a former name (an alias, e.g. a
+    puzzle's ``easy`` for ``4x4``) stands for, any other name as given, "" for none. Every
+    place that takes a level from outside (generation, rounds, ranked play, practice, the
+    lists) keeps it so, so one level never splits into two rows of the board."""
+    if not level:
+        return ""
+    try:
+        return get_family(family).kind(kind).canonical_level(level)
+    except FamilyError:
+        return level
+
+
 def params_key(params: dict) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"))
 
@@ -96,7 +109,7 @@ def do_generate_family_tasks(
                 params_key=params_key(dict(instance.params)),
                 seed=instance.seed,
                 defaults={
-                    "level": level or "",
+                    "level": canonical_level(family, kind, level or ""),
                     "origin": origin,
                     "params": dict(instance.params),
                     "public": dict(instance.public),

@@ -215,8 +215,12 @@ class FamilyTaskList(generics.ListAPIView):
         queryset = with_seed_shown(
             visible_family_tasks(FamilyTask.objects.defer("hidden"))
         ).order_by("family", "kind", "id")
-        for name in ("family", "kind", "level"):
-            value = self.request.query_params.get(name)
+        wanted = {
+            name: self.request.query_params.get(name, "") for name in ("family", "kind", "level")
+        }
+        if wanted["level"] and wanted["family"] and wanted["kind"]:
+            wanted["level"] = families.canonical_level(**wanted)  # a former name: its level
+        for name, value in wanted.items():
             if value:
                 queryset = queryset.filter(**{name: value})
         return queryset

@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from engine.core.families.base import FamilyError, SeedRefused
-from engine.families import do_generate_family_tasks
+from engine.families import canonical_level, do_generate_family_tasks
 from engine.models import FamilyAttempt, FamilyTask
 from engine.seeds import fresh_seed
 from leaderboard.models import ModelEntry, RankedFamilyAttempt, Round
@@ -50,13 +50,16 @@ class FamilyAttempts(RankedPlays):
     doing = "ranked attempts are made"
 
     def check(self, live: Round, spec: dict) -> dict:
-        key = {name: spec[name] for name in ("family", "kind", "level")}
+        """The key: the family, kind and level, a level's former name read as the level it
+        names (``engine.families.canonical_level``), on either side."""
+        asked = [spec[name] for name in ("family", "kind", "level")]
+        key = dict(zip(("family", "kind", "level"), asked, strict=True))
+        key["level"] = canonical_level(*asked)
         declared = [(e["family"], e["kind"], e["level"]) for e in live.family_specs]
-        if tuple(key.values()) not in declared:
+        if tuple(key.values()) not in [(f, k, canonical_level(f, k, lv)) for f, k, lv in declared]:
             listed = ", ".join("/".join(entry) for entry in declared) or "none"
             raise RankedError(
-                f"round {live.name} has no tasks of {'/'.join(key.values())} (its family "
-                f"tasks: {listed})"
+                f"round {live.name} has no tasks of {'/'.join(asked)} (its family tasks: {listed})"
             )
         return key
 

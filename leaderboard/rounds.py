@@ -26,6 +26,7 @@ from django.utils.text import slugify
 from benchmark.jobs import LeaseKeeper, lease_until, requeue_stalled, worker_stopped
 from engine.actions import EngineError, do_generate_instances
 from engine.core.families.kumo.generate import GenerationError
+from engine.families import canonical_level
 from engine.models import Domain
 from leaderboard.actions import queue_recompute
 from leaderboard.family_recompute import mark_round_stale as mark_family_round_stale
@@ -268,8 +269,15 @@ def _check_family_tasks(specs: Sequence[str], problems: list[str]) -> tuple[dict
         if not 1 <= number <= MAX_FAMILY_TASKS:
             problems.append(f"family task {text!r}: count must be 1 to {MAX_FAMILY_TASKS}")
             continue
+        # Kept as given: the round's secret seeds derive from the name. A level named twice,
+        # by its name and a former one, is one level (engine.families.canonical_level).
         entry = {"family": family, "kind": kind, "level": level, "count": number}
-        if any({**e, "count": 0} == {**entry, "count": 0} for e in found):
+        same = canonical_level(family, kind, level)
+        if any(
+            (e["family"], e["kind"], canonical_level(e["family"], e["kind"], e["level"]))
+            == (family, kind, same)
+            for e in found
+        ):
             problems.append(f"family task {text!r} is listed twice")
             continue
         found.append(entry)

@@ -14,7 +14,7 @@ from benchmark.family_runner import (
 )
 from benchmark.llm import ChatClient, LLMConfigError
 from engine.core.families.base import FamilyError, get_family
-from engine.families import do_generate_family_tasks
+from engine.families import canonical_level, do_generate_family_tasks
 from engine.models import FamilyAttempt, FamilyTask
 from leaderboard.names import ModelNameError
 
@@ -130,15 +130,16 @@ class Command(BaseCommand):
                 client.close()
 
     def _play_kind(self, family, kind: str, o: dict, client, user) -> tuple[int, ...]:
+        level = canonical_level(family.name, kind, o["level"] or "")  # a former name: its level
         if o["round"]:
-            tasks = _round_tasks(o["round"], family.name, kind, o["level"])
+            tasks = _round_tasks(o["round"], family.name, kind, level)
         elif getattr(family, "imported", False):
             # A published family (unpuzzles, lr2bench): every stored task of the kind, of
             # the level asked for or of every level (LR²Bench's sizes; for the unpuzzles,
             # the readings their answers are scored by, as imported).
             stored = FamilyTask.objects.filter(family=family.name, kind=kind)
-            if o["level"]:
-                stored = stored.filter(level=o["level"])
+            if level:
+                stored = stored.filter(level=level)
             tasks = list(stored)
             if not tasks:
                 raise CommandError(f"no {family.name}/{kind} tasks stored: import them first")
