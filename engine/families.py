@@ -48,6 +48,11 @@ class AttemptFinished(AttemptError):
     pass
 
 
+class RefusalEndedGame(AttemptError):
+    """A refused move was the game's last allowed refusal (``engine.limits``): the game
+    has ended, scored on the moves it accepted."""
+
+
 def canonical_level(family: str, kind: str, level: str) -> str:
     """A level as it is stored and counted: the level a former name (an alias, e.g. a
     puzzle's ``easy`` for ``4x4``) stands for, any other name as given, "" for none. Every
@@ -756,7 +761,7 @@ def move_attempt(
     if timed_out:
         raise AttemptTimeUp("time is up for this game: it has ended with the moves made")
     if refused:
-        raise AttemptError(refused)
+        raise (RefusalEndedGame if attempt.finished else AttemptError)(refused)
     return attempt
 
 

@@ -243,7 +243,10 @@ def _played(play, attempt_id: int, user, sent) -> Response:
     except families.AttemptFinished as error:
         return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
     except families.AttemptError as error:
-        return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        body = {"error": str(error)}
+        if isinstance(error, families.RefusalEndedGame | families.AttemptTimeUp):
+            body["finished"] = True  # the game has ended (as a KUMO session's refusal says)
+        return Response(body, status=status.HTTP_400_BAD_REQUEST)
     return Response(families.attempt_state(attempt))
 
 

@@ -145,3 +145,8 @@ class ErrorSerializer(serializers.Serializer):
     invalid_moves = serializers.IntegerField(
         required=False, help_text="a refused move: the session's refused moves so far"
     )
+    finished = serializers.BooleanField(
+        required=False,
+        help_text="a refused move that ended the game (the cap of refused moves, or its "
+        "time run out): always true when present",
+    )

@@ -257,7 +257,9 @@ class TaskRow:
 
     @property
     def actions(self) -> int:
-        """Actions taken (a family task has none: it is answered once)."""
+        """Actions charged by the pay formula: a KUMO game's information actions. Another
+        family's task has none: a puzzle is answered once, and a game's moves are the game
+        itself (docs/human-study.md), recorded as steps for the quality filter."""
         return self.session.actions_taken if self.finished and self.session is not None else 0
 
     @property

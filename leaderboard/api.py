@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from benchmark.permissions import PublicButNotParticipant
 from engine.core.families.kumo.game import display_order
+from engine.families import canonical_level
 from engine.serializers import ErrorSerializer
 from leaderboard import actions, ranked, ranked_families
 from leaderboard.models import (
@@ -453,8 +454,11 @@ class FamilyLeaderboardList(generics.ListAPIView):
             rows = rows.filter(round__name=round_name)
         else:
             rows = rows.filter(round__isnull=True)
-        for field in ("family", "kind", "level"):
-            value = params.get(field)
+        wanted = {field: params.get(field) for field in ("family", "kind", "level")}
+        if wanted["family"] and wanted["kind"] and wanted["level"]:
+            # A level's former name (a sudoku's "easy" for "4x4") reads its rows.
+            wanted["level"] = canonical_level(**wanted)
+        for field, value in wanted.items():
             if value is not None:
                 rows = rows.filter(**{field: value})
         verified = params.get("verified", "").strip().lower()

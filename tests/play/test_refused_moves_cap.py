@@ -67,8 +67,9 @@ def test_another_familys_game_ends_scored_at_the_cap_of_refused_moves(make_user,
     assert client.post(url, {"move": guess}, format="json").status_code == 200
     first = client.post(url, {"move": "XYZ"}, format="json")
     assert first.status_code == 400 and "refused" not in first.json()["error"]
+    assert "finished" not in first.json()
     second = client.post(url, {"move": "XYZ"}, format="json")
-    assert second.status_code == 400
+    assert second.status_code == 400 and second.json()["finished"] is True  # as KUMO's says
     assert "2 of its moves were refused" in second.json()["error"]
 
     attempt = FamilyAttempt.objects.get(pk=started["id"])

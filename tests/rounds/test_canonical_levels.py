@@ -51,6 +51,10 @@ def test_the_old_name_of_a_level_is_stored_as_the_level_it_names(make_user, rebu
     rebuild_board(full=True)
     rows = [r for r in family_rows(verified=False, family="puzzles") if r.kind == "sudoku"]
     assert [(r.level, r.attempts) for r in rows] == [("4x4", 4)]
+    # The board's API finds that row by either name too.
+    for name in ("easy", "4x4"):
+        board = api.get(f"/api/v1/family-leaderboard/?family=puzzles&kind=sudoku&level={name}")
+        assert [(r["level"], r["attempts"]) for r in board.json()] == [("4x4", 4)]
 
 
 def test_a_round_declared_by_the_old_name_keeps_it_and_stores_the_level(grove_round_tools):
