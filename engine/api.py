@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from benchmark.api_conventions import int_query_param
 from benchmark.compiled_sql import Prepared
-from engine import sessions
+from engine import limits, sessions
 from engine.core.families.kumo.game import display_order
 from engine.models import Instance, PlaySession
 from engine.serializers import (
@@ -158,12 +158,8 @@ def move_reply(kind: str, session_id: int, user, name: str) -> tuple[int, dict]:
     try:
         # The move itself checks that the session is the caller's (one query, locked).
         outcome = move(session_id, user, name)
-    except sessions.SessionNotFound as error:
-        return status.HTTP_404_NOT_FOUND, {"error": str(error)}
-    except sessions.SessionFinished as error:
-        return status.HTTP_409_CONFLICT, {"error": str(error)}
     except sessions.SessionError as error:
-        return status.HTTP_400_BAD_REQUEST, {"error": str(error)}
+        return limits.error_reply(error)  # as every family's play is answered
     if not outcome.accepted:
         body = {"error": outcome.error, "invalid_moves": outcome.session.invalid_moves}
         if outcome.session.finished:  # the refusal ended the game (engine.limits)

@@ -32,20 +32,20 @@ ANSWER_MAX = 20000  # a 16×16 Sudoku or a 15×15 crossword written out fits
 MOVE_MAX = 2000
 
 
-class AttemptError(Exception):
+class AttemptError(limits.PlayError):
     """A request refused; ``str()`` is a message for the player."""
 
 
-class AttemptNotFound(AttemptError):
+class AttemptNotFound(AttemptError, limits.PlayNotFound):
     pass
 
 
-class AttemptTimeUp(AttemptError):
-    """The attempt's time limit passed: it has ended, unsolved."""
-
-
-class AttemptFinished(AttemptError):
+class AttemptFinished(AttemptError, limits.PlayFinished):
     pass
+
+
+class AttemptTimeUp(AttemptFinished, limits.PlayTimeUp):
+    """The attempt's time limit passed: it has ended (a game scored on its moves)."""
 
 
 class RefusalEndedGame(AttemptError):

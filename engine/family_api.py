@@ -5,12 +5,11 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from benchmark.permissions import PublicButNotParticipant
-from engine import families
+from engine import families, limits
 from engine.models import FamilyAttempt, FamilyTask
 from engine.serializers import ErrorSerializer
 
@@ -234,19 +233,16 @@ def _own_attempt(request, attempt_id: int) -> FamilyAttempt:
 
 def _played(play, attempt_id: int, user, sent) -> Response:
     """An answer or a move through ``play`` (``families.answer_attempt`` or
-    ``move_attempt``): the attempt's state, or the reason it was refused (404 not the
-    caller's, 409 already ended, 400 otherwise)."""
+    ``move_attempt``): the attempt's state, or the reason it was refused, answered as every
+    family's play is (``engine.limits.error_reply``: 404 not the caller's, 409 ended, its
+    time run out included, 400 otherwise)."""
     try:
         attempt = play(attempt_id, user, sent)
-    except families.AttemptNotFound as error:
-        raise NotFound(str(error)) from error
-    except families.AttemptFinished as error:
-        return Response({"error": str(error)}, status=status.HTTP_409_CONFLICT)
     except families.AttemptError as error:
-        body = {"error": str(error)}
-        if isinstance(error, families.RefusalEndedGame | families.AttemptTimeUp):
-            body["finished"] = True  # the game has ended (as a KUMO session's refusal says)
-        return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        code, body = limits.error_reply(error)
+        if isinstance(error, families.RefusalEndedGame):
+            body["finished"] = True  # this refusal ended the game (as a KUMO session's says)
+        return Response(body, status=code)
     return Response(families.attempt_state(attempt))
 
 

@@ -1,5 +1,11 @@
-"""Limits every game of every family obeys, written once for both play services
-(``engine.sessions`` for KUMO's games, ``engine.families`` for the others').
+"""Rules every game of every family obeys, written once for both play services
+(``engine.sessions`` for KUMO's games, ``engine.families`` for the others'): the errors a
+move meets, with the status every interface answers them with, and the cap of refused
+moves.
+
+Both services raise the same kinds of error (their own classes derive from these): a play
+that is not the caller's (404), a play that has ended — its time ran out included (409) —
+and a move refused (400; ``"finished": true`` when that refusal ended the game).
 
 A refused move is stored as a step, with its reason, as an accepted one is (the record of a
 game is every move sent). So that a player cannot grow a game's record without end by
@@ -14,6 +20,30 @@ from __future__ import annotations
 from django.conf import settings
 
 DEFAULT_MAX_REFUSED_MOVES = 200
+
+
+class PlayError(Exception):
+    """A move or an answer refused; ``str()`` is a message for the player."""
+
+
+class PlayNotFound(PlayError):
+    """No such play, or another player's (the two are not told apart)."""
+
+
+class PlayFinished(PlayError):
+    """The play has ended: nothing more can be sent to it."""
+
+
+class PlayTimeUp(PlayFinished):
+    """The play's time limit passed: it has ended (the move that found it is not played)."""
+
+
+def error_reply(error: PlayError) -> tuple[int, dict]:
+    """The HTTP status and JSON body of a refused move or answer, for every family."""
+    status = (
+        404 if isinstance(error, PlayNotFound) else 409 if isinstance(error, PlayFinished) else 400
+    )
+    return status, {"error": str(error)}
 
 
 def max_refused_moves() -> int:

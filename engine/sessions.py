@@ -41,15 +41,15 @@ logger = logging.getLogger(__name__)
 session_finished = Signal()
 
 
-class SessionError(Exception):
+class SessionError(limits.PlayError):
     """A move the service refuses; ``str()`` is a message for the player."""
 
 
-class SessionFinished(SessionError):
+class SessionFinished(SessionError, limits.PlayFinished):
     pass
 
 
-class SessionNotFound(SessionError):
+class SessionNotFound(SessionError, limits.PlayNotFound):
     """No such session, or it belongs to another player (the two are not told apart)."""
 
 
@@ -179,7 +179,7 @@ def answer(
     return _move(session_id, player, PlayStep.Kind.ANSWER, truth, client, watching)
 
 
-class TimeUp(SessionFinished):
+class TimeUp(SessionFinished, limits.PlayTimeUp):
     """The session's time limit passed: it has ended, unsolved."""
 
 
