@@ -5,12 +5,13 @@ with the same form as every other family's (as KUMO's own Play entry starts it).
 
 from __future__ import annotations
 
+import json
 import re
 from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import Client
 
 from engine.models import Domain, PlaySession
@@ -79,3 +80,41 @@ def test_a_kumo_start_from_the_families_form_keeps_the_play_entrys_rules(orchard
     assert (session.instance.n_truths, session.instance.n_actions) == LEVELS["easy"]
     again = visitor.post("/families/play/", {"family": "kumo", "kind": "medical"})
     assert again.status_code == 429 and PlaySession.objects.count() == 1
+
+
+def test_the_family_runner_plays_kumos_games_as_evaluate_does(tmp_path):
+    """run_family_tasks --family kumo: the KUMO runner on the stored instances of each
+    domain at the level's setting, its run verified on the board and its results file."""
+    from benchmark.models import EvaluationRun
+
+    call_command("import_domain", str(MEDICAL), stdout=StringIO())
+    call_command(
+        "generate_tasks", "medical", "--truths", "4", "--actions", "6", "--count", "2",
+        stdout=StringIO(),
+    )  # fmt: skip
+    out = StringIO()
+    results = tmp_path / "kumo.jsonl"
+    call_command(
+        "run_family_tasks", "--family", "kumo", "--kind", "medical", "--level", "easy",
+        "--model", "oracle", "--runs", "2", "--out", str(results), stdout=out,
+    )  # fmt: skip
+    run = EvaluationRun.objects.get()
+    assert (run.model, run.n_truths, run.n_actions, run.runs) == ("oracle", 4, 6, 2)
+    assert run.status == EvaluationRun.Status.DONE and run.created_by.username == "runner"
+    lines = results.read_text().splitlines()
+    assert len(lines) == 4  # two instances, two runs each, in KUMO's own results format
+    assert all(json.loads(line)["claimed"]["correct"] for line in lines)
+
+    def refused(*argv: str) -> str:
+        with pytest.raises(CommandError) as error:
+            call_command(
+                "run_family_tasks", "--family", "kumo", "--model", "random", *argv,
+                stdout=StringIO(),
+            )  # fmt: skip
+        return str(error.value)
+
+    assert "the domains are medical" in refused("--kind", "nowhere")
+    assert "one of easy, hard" in refused("--kind", "medical", "--level", "5x4")
+    assert "do not apply" in refused("--kind", "medical", "--count", "3")
+    assert "do not apply" in refused("--kind", "medical", "--round", "r1")
+    assert EvaluationRun.objects.count() == 1

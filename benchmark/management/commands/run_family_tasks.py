@@ -18,6 +18,8 @@ from engine.families import canonical_level, do_generate_family_tasks
 from engine.models import FamilyAttempt, FamilyTask
 from leaderboard.names import ModelNameError
 
+KUMO = "kumo"
+
 
 class Command(BaseCommand):
     help = (
@@ -25,7 +27,9 @@ class Command(BaseCommand):
         f"({', '.join(BUILT_IN)}) through family tasks: generated and stored first (seeds "
         "SEED … SEED+COUNT-1; for an imported family, every stored task of the kind), then "
         "each answered RUNS times; attempts already stored are "
-        "kept, so an interrupted run resumes. The rows appear on /families/board/."
+        "kept, so an interrupted run resumes. The rows appear on /families/board/. "
+        "--family kumo plays KUMO's games: the stored instances of each domain (--kind) at "
+        "the level's truths and actions, through the KUMO runner (the evaluate command)."
     )
 
     def add_arguments(self, parser) -> None:
@@ -42,7 +46,9 @@ class Command(BaseCommand):
             help="the level (default: easy; for an imported family every stored level, "
             "e.g. LR²Bench's sizes or the unpuzzles' readings that were imported)",
         )
-        parser.add_argument("--count", type=int, default=10)
+        parser.add_argument(
+            "--count", type=int, default=None, help="tasks to generate per kind (default 10)"
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--runs", type=int, default=1)
         parser.add_argument("--concurrency", type=int, default=4)
@@ -77,6 +83,9 @@ class Command(BaseCommand):
     def handle(self, *args, **o) -> None:
         if not 1 <= o["runs"] <= 100:
             raise CommandError("--runs must be between 1 and 100")
+        if o["family"] == KUMO:
+            return self._play_kumo(o)
+        o["count"] = 10 if o["count"] is None else o["count"]
         try:
             family = get_family(o["family"])
             kinds = (
@@ -128,6 +137,57 @@ class Command(BaseCommand):
                 out.close()
             if client is not None:
                 client.close()
+
+    def _play_kumo(self, o: dict) -> None:
+        """KUMO's games, one family among the others: each domain named by ``--kind`` (or
+        ``all``) at the level's truths and actions (easy 4/6, hard 12/16), played by the
+        KUMO runner on the stored instances, as ``evaluate`` plays them (its own command,
+        whose options these are: its verified run, its results file, its ranked games)."""
+        from django.core.management import call_command
+
+        from engine.models import Domain
+        from engine.practice import LEVELS
+
+        if o["count"] is not None or o["round"]:
+            raise CommandError(
+                "--count and --round do not apply to KUMO's games: they are played on the "
+                "stored instances (make them with generate_tasks), and ranked with --ranked"
+            )
+        level = o["level"] or "easy"
+        if level not in LEVELS:
+            raise CommandError(
+                f"a KUMO level is one of {', '.join(LEVELS)}, not {level[:40]!r} "
+                "(evaluate --truths/--actions plays any other setting)"
+            )
+        known = set(Domain.objects.values_list("name", flat=True))
+        if o["kind"] == "all":
+            domains = sorted(known)
+        else:
+            domains = [name.strip() for name in o["kind"].split(",") if name.strip()]
+        unknown = [name for name in domains if name not in known]
+        if unknown or not domains:
+            raise CommandError(
+                f"no KUMO domain {unknown[0][:60]!r}; the domains are {', '.join(sorted(known))}"
+                if unknown
+                else "name a domain (or several, separated by commas, or all)"
+            )
+        truths, actions = LEVELS[level]
+        user, _ = User.objects.get_or_create(username=o["as_user"])
+        argv = [
+            *("--model", o["model"], "--domains", ",".join(domains)),
+            *("--truths", str(truths), "--actions", str(actions), "--user", user.username),
+            *("--concurrency", str(o["concurrency"]), "--timeout", str(o["timeout"])),
+            *("--seed", str(o["seed"])),
+        ]
+        for flag, value in (
+            ("--base-url", o["base_url"]),
+            ("--api-key-env", o["api_key_env"]),
+            ("--out", o["out"]),
+        ):
+            if value:
+                argv += [flag, value]
+        argv += ["--ranked"] if o["ranked"] else ["--runs", str(o["runs"])]
+        call_command("evaluate", *argv, stdout=self.stdout, stderr=self.stderr)
 
     def _play_kind(self, family, kind: str, o: dict, client, user) -> tuple[int, ...]:
         level = canonical_level(family.name, kind, o["level"] or "")  # a former name: its level
