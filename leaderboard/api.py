@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -35,6 +35,7 @@ from leaderboard.serializers import (
     RankedGameRequestSerializer,
     RankedGameSerializer,
     RankedGameStartedSerializer,
+    RankedKumoGameStartedSerializer,
     SubmissionCreateSerializer,
     SubmissionRefusedSerializer,
     SubmissionSerializer,
@@ -285,22 +286,26 @@ class RankedGameList(APIView):
             )
         except ranked.RankedError as error:
             return Response({"error": str(error)}, status=error.status)
-        session = game.session
-        instance = game.instance
-        body = {
-            "session": session.pk,
-            "number": game.number,
-            "of": game.round.ranked_games,
-            "round": game.round.name,
-            "model": game.model.name,
-            "domain": game.domain.name,
-            "n_truths": game.n_truths,
-            "n_actions": game.n_actions,
-            "truths": list(display_order(instance.truths)),
-            "actions": list(display_order(instance.actions)),
-            "knowledge_book": session.book_text(),
-        }
-        return Response(body, status=status.HTTP_201_CREATED)
+        return Response(_ranked_game_started(game), status=status.HTTP_201_CREATED)
+
+
+def _ranked_game_started(game) -> dict:
+    """A ranked KUMO game just started, as its player is told: which one, and what to play."""
+    session = game.session
+    instance = game.instance
+    return {
+        "session": session.pk,
+        "number": game.number,
+        "of": game.round.ranked_games,
+        "round": game.round.name,
+        "model": game.model.name,
+        "domain": game.domain.name,
+        "n_truths": game.n_truths,
+        "n_actions": game.n_actions,
+        "truths": list(display_order(instance.truths)),
+        "actions": list(display_order(instance.actions)),
+        "knowledge_book": session.book_text(),
+    }
 
 
 def _of_model(rows, request):
@@ -329,7 +334,11 @@ class RankedFamilyAttemptList(APIView):
     @extend_schema(
         request=RankedFamilyAttemptRequestSerializer,
         responses={
-            201: RankedFamilyAttemptSerializer,
+            201: PolymorphicProxySerializer(
+                component_name="RankedAttemptStarted",
+                serializers=[RankedFamilyAttemptSerializer, RankedKumoGameStartedSerializer],
+                resource_type_field_name=None,
+            ),
             400: ErrorSerializer,
             403: ErrorSerializer,
             409: ErrorSerializer,
@@ -339,12 +348,16 @@ class RankedFamilyAttemptList(APIView):
         "live round declares, on a task generated for this attempt alone. Answer it (or play "
         "a game's moves) with the family attempt endpoints. Until the round closes the "
         "result tells right or wrong and the score, never the reference answer; an attempt "
-        "not finished when the round closes counts as failed.",
+        "not finished when the round closes counts as failed. KUMO's games are the family "
+        "kumo (kind: a domain; level: easy or hard): the reply is then the ranked game's, as "
+        "/api/v1/ranked-games/ answers it, played at /api/v1/sessions/{session}/.",
     )
     def post(self, request):
         form = RankedFamilyAttemptRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
+        if data["family"] == "kumo":
+            return _start_ranked_kumo_game(request.user, data)
         try:
             ranked = ranked_families.do_start_ranked_family_attempt(
                 request.user,
@@ -356,6 +369,28 @@ class RankedFamilyAttemptList(APIView):
         except ranked_families.RankedError as error:
             return Response({"error": str(error)}, status=error.status)
         return Response(ranked_families.ranked_attempt_view(ranked), status=status.HTTP_201_CREATED)
+
+
+def _start_ranked_kumo_game(user, data: dict) -> Response:
+    """A ranked KUMO game asked for as every family's ranked attempt is: the kind is the
+    domain, the level one of KUMO's settings (the same flow as /api/v1/ranked-games/)."""
+    from engine.practice import LEVELS
+
+    if data["level"] not in LEVELS:
+        return Response(
+            {"error": f"a KUMO level is one of {', '.join(LEVELS)}, not {data['level']!r}"},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    truths, actions_ = LEVELS[data["level"]]
+    try:
+        game = ranked.do_start_ranked_game(
+            user, model=data["model"], domain=data["kind"], n_truths=truths, n_actions=actions_
+        )
+    except ranked.RankedError as error:
+        return Response({"error": str(error)}, status=error.status)
+    return Response(
+        {"family": "kumo", **_ranked_game_started(game)}, status=status.HTTP_201_CREATED
+    )
 
 
 @extend_schema(

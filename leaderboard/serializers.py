@@ -161,6 +161,12 @@ class RankedGameStartedSerializer(serializers.Serializer):
     knowledge_book = serializers.CharField()
 
 
+class RankedKumoGameStartedSerializer(RankedGameStartedSerializer):
+    """A ranked KUMO game started through every family's ranked endpoint."""
+
+    family = serializers.ChoiceField(choices=["kumo"])
+
+
 class RankedGameSerializer(serializers.ModelSerializer):
     round = serializers.CharField(source="round.name")
     model = serializers.CharField(source="model.name")

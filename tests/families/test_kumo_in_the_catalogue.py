@@ -19,6 +19,10 @@ from engine.practice import LEVELS
 
 pytestmark = pytest.mark.django_db
 
+RANKED_GAME_STARTED = {
+    "session", "number", "of", "round", "model", "domain", "n_truths", "n_actions",
+    "truths", "actions", "knowledge_book",
+}  # fmt: skip
 MEDICAL = Path(__file__).resolve().parents[2] / "engine" / "domains" / "medical.json"
 
 
@@ -118,3 +122,34 @@ def test_the_family_runner_plays_kumos_games_as_evaluate_does(tmp_path):
     assert "do not apply" in refused("--kind", "medical", "--count", "3")
     assert "do not apply" in refused("--kind", "medical", "--round", "r1")
     assert EvaluationRun.objects.count() == 1
+
+
+def test_the_ranked_endpoint_of_every_family_starts_a_ranked_kumo_game(researcher):
+    """/api/v1/ranked-family-attempts/ takes KUMO's games as family kumo (kind: a domain,
+    level: easy or hard): the same flow, quota and secrecy as /api/v1/ranked-games/."""
+    from leaderboard.models import RankedGame, Round
+    from tests.rounds.helpers import prepare, run
+
+    call_command("import_domain", str(MEDICAL), stdout=StringIO())
+    prepare("live", "medical", "4x6", 1, 100, "--ranked-games", "2")
+    run("rotate_round")
+    ask = {"model": "climber", "family": "kumo", "kind": "medical", "level": "easy"}
+    for number in (1, 2):
+        started = researcher.post("/api/v1/ranked-family-attempts/", ask, format="json")
+        assert started.status_code == 201, started.json()
+        body = started.json()
+        assert (body["family"], body["number"], body["of"]) == ("kumo", number, 2)
+        assert (body["domain"], body["n_truths"], body["n_actions"]) == ("medical", 4, 6)
+        game = RankedGame.objects.get(session_id=body["session"])
+        assert game.round == Round.objects.get(name="live") and game.model.name == "climber"
+        # What the ranked games' own endpoint tells, and nothing that names the answer.
+        assert set(body) == {"family", *RANKED_GAME_STARTED}
+    # The same quota as the ranked games' own endpoint: both ask one flow.
+    own = {"model": "climber", "domain": "medical", "truths": 4, "actions": 6}
+    assert researcher.post("/api/v1/ranked-games/", own).status_code == 409
+    assert researcher.post("/api/v1/ranked-family-attempts/", ask).status_code == 409
+    hard = researcher.post("/api/v1/ranked-family-attempts/", {**ask, "level": "hard"})
+    assert hard.status_code == 400 and "no setting 12x16" in hard.json()["error"]
+    odd = researcher.post("/api/v1/ranked-family-attempts/", {**ask, "level": "huge"})
+    assert odd.status_code == 400 and "one of easy, hard" in odd.json()["error"]
+    assert RankedGame.objects.count() == 2
