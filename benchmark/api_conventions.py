@@ -17,7 +17,7 @@ schema that matches the server.
 
 from __future__ import annotations
 
-from django.http import JsonResponse
+from django.http import HttpResponseBadRequest, JsonResponse
 from rest_framework import exceptions, pagination
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -119,3 +119,26 @@ class StrictLimitOffsetPagination(pagination.LimitOffsetPagination):
             elif parameter["name"] == self.offset_query_param:
                 parameter["schema"].update(minimum=0)
         return parameters
+
+
+class RefuseNulMiddleware:
+    """A request whose address or query holds a NUL character (``%00``) is refused with
+    400 and the reason, on every page and every API operation alike. No name on the
+    platform holds one, and PostgreSQL cannot compare text with it: every lookup by such
+    a value (a domain, a level, a model's name…) was a server error there, one list at a
+    time. A body's fields are checked by their forms and serializers, which refuse NUL."""
+
+    MESSAGE = "the address holds a NUL character (%00), which no name on this site holds"
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path or any(
+            "\x00" in key or any("\x00" in value for value in values)
+            for key, values in request.GET.lists()
+        ):
+            if request.path.startswith("/api/"):
+                return JsonResponse({"error": self.MESSAGE}, status=400)
+            return HttpResponseBadRequest(self.MESSAGE, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)

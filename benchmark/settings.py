@@ -104,6 +104,8 @@ MIDDLEWARE = [
     # again, through the whole chain, on a fresh connection (benchmark/retry.py).
     "benchmark.retry.RetryDroppedConnectionMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # A NUL in an address or query is refused with 400 before any lookup could meet it.
+    "benchmark.api_conventions.RefuseNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
