@@ -69,17 +69,27 @@ fi
 
 echo "== embedded default (SQLite, in-memory channel layer, in-process Celery) and"
 echo "== production stack (PostgreSQL, Redis, Celery worker), side by side"
+# Each lane's output is also kept, so that what failed is repeated at the very end, next
+# to the verdicts (a lane that ends early has its summary far up in the interleaved log).
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 set +e
-lane embedded "$@" 2>&1 | sed -u 's/^/[embedded] /' &
+lane embedded "$@" 2>&1 | tee "$logs/embedded" | sed -u 's/^/[embedded] /' &
 embedded_pid=$!
-lane production "$@" 2>&1 | sed -u 's/^/[production] /' &
+lane production "$@" 2>&1 | tee "$logs/production" | sed -u 's/^/[production] /' &
 production_pid=$!
-lane services "$@" 2>&1 | sed -u 's/^/[services] /' &
+lane services "$@" 2>&1 | tee "$logs/services" | sed -u 's/^/[services] /' &
 services_pid=$!
 wait "$embedded_pid"; embedded_status=$?
 wait "$production_pid"; production_status=$?
 wait "$services_pid"; services_status=$?
 set -e
+for name in embedded production services; do
+  if grep -qE '^(FAILED|ERROR) ' "$logs/$name"; then
+    echo "== what failed in the $name lane:"
+    grep -E '^(FAILED|ERROR) ' "$logs/$name" | cut -c1-400 | sed "s/^/[$name] /"
+  fi
+done
 verdict() { [ "$1" = 0 ] && echo passed || echo "FAILED ($1)"; }
 echo "== embedded default: $(verdict "$embedded_status")"
 echo "== production stack: $(verdict "$production_status")"
