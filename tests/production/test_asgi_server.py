@@ -4,12 +4,16 @@ serving HTTP and websockets, and a worker killed under it replaced without losin
 from __future__ import annotations
 
 import asyncio
+import atexit
+import functools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,14 +35,34 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+@functools.cache
+def collected_static() -> str:
+    """The site's static files collected once per test process into a directory of its
+    own, as the recipe collects them before it serves: with DEBUG off every HTML page
+    (a 404 page too) names its files through the collected manifest, and renders a server
+    error without one. Removed when the process exits."""
+    root = tempfile.mkdtemp(prefix="kumo-static-")
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env={**child_env(), "DEBUG": "0", "STATIC_ROOT": root},
+        check=True,
+    )
+    return root
+
+
 @contextmanager
 def uvicorn(workers: int = 2, log: Path | None = None, args: tuple[str, ...] = (), **env: str):
     """uvicorn serving the test database on a free port; ``args`` adds options, ``env``
-    settings (DEBUG=…).
+    settings (DEBUG=…). With DEBUG off it serves the collected static files
+    (:func:`collected_static`) unless ``env`` names its own STATIC_ROOT.
 
     Its output goes to ``log`` (a file nobody must drain; a pipe left unread would block a
     server that logs much), or nowhere.
     """
+    if env.get("DEBUG") == "0" and "STATIC_ROOT" not in env:
+        env = {"STATIC_ROOT": collected_static(), **env}
     port = free_port()
     output = open(log, "w") if log else subprocess.DEVNULL  # closed below
     process = subprocess.Popen(

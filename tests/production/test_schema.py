@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
@@ -91,6 +92,12 @@ parameters = {{ "attempt_id" = {attempt.pk} }}
             timeout=600,
             env={**os.environ, "NO_COLOR": "1"},
         )
+        # An address outside the API (a generated path can normalise to one) is the site's
+        # own 404 page, drawn with the collected static files: not a server error.
+        outside = httpx.get(
+            f"{base}/no-such-page/", headers={"X-Forwarded-Proto": "https"}, timeout=30
+        )
+        assert outside.status_code == 404 and "text/html" in outside.headers["content-type"]
     report = result.stdout + result.stderr
     assert result.returncode == 0, report
     assert "passed" in report and "failed" not in report.lower().split("summary")[-1], report
