@@ -342,6 +342,8 @@ def test_the_board_shows_one_family_at_a_time(rebuild_board):
     # The first family by name unless chosen; the others one choice away.
     assert 'data-kind="sudoku"' in first and 'data-kind="math"' not in first
     assert 'id="lr2-board"' in first and '<option value="simple">' in first
+    # KUMO's games, a family too, are one link away: their rows are the KUMO board's.
+    assert '<a href="/leaderboard/" id="kumo-board-link">' in first
     simple = Client().get("/leaderboard/families/?family=simple").content.decode()
     assert 'data-kind="math"' in simple and 'id="lr2-board"' not in simple
     assert Client().get("/leaderboard/families/?family=nope").status_code == 404
