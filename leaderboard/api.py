@@ -356,7 +356,7 @@ class RankedFamilyAttemptList(APIView):
         form = RankedFamilyAttemptRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        if data["family"] == "kumo":
+        if data["family"] == KUMO_FAMILY:
             return _start_ranked_kumo_game(request.user, data)
         try:
             ranked = ranked_families.do_start_ranked_family_attempt(
@@ -389,7 +389,7 @@ def _start_ranked_kumo_game(user, data: dict) -> Response:
     except ranked.RankedError as error:
         return Response({"error": str(error)}, status=error.status)
     return Response(
-        {"family": "kumo", **_ranked_game_started(game)}, status=status.HTTP_201_CREATED
+        {"family": KUMO_FAMILY, **_ranked_game_started(game)}, status=status.HTTP_201_CREATED
     )
 
 
@@ -481,6 +481,13 @@ class FamilyLeaderboardList(generics.ListAPIView):
             if "\x00" in value or len(value) > 100:
                 # A NUL cannot be stored or looked up (PostgreSQL refuses it): no such rows.
                 raise ValidationError({field: "must be a name of at most 100 characters"})
+        if params.get("family") == KUMO_FAMILY:
+            raise ValidationError(
+                {
+                    "family": "KUMO's games are ranked on /api/v1/leaderboard/ (by domain "
+                    "and setting, with their relative action counts)"
+                }
+            )
         rows = FamilyBoardRow.objects.select_related("model__owner", "round")
         round_name = params.get("round", "").strip()
         if round_name:

@@ -38,7 +38,14 @@ from engine.core.lazy import lazy_module
 from engine.models import Instance
 from leaderboard import plots
 from leaderboard.access import PUBLIC_ROUNDS
-from leaderboard.models import BoardRow, CorrelationRow, ExternalScore, ModelEntry, Round
+from leaderboard.models import (
+    KUMO_FAMILY,
+    BoardRow,
+    CorrelationRow,
+    ExternalScore,
+    ModelEntry,
+    Round,
+)
 from leaderboard.recompute import one_row_per_model
 
 pd = lazy_module("pandas")
@@ -821,6 +828,8 @@ def family_board(request):
     a closed round's own rows, and for a live round only a notice."""
     from leaderboard.family_board import NoSuchChoice, board_page
 
+    if request.GET.get("family") == KUMO_FAMILY:
+        return redirect("leaderboard:board")  # KUMO's rows are the KUMO board's
     try:
         page = board_page(request.GET.get("round", ""), request.GET.get("family", ""))
     except NoSuchChoice as error:

@@ -344,6 +344,11 @@ def test_the_board_shows_one_family_at_a_time(rebuild_board):
     assert 'id="lr2-board"' in first and '<option value="simple">' in first
     # KUMO's games, a family too, are one link away: their rows are the KUMO board's.
     assert '<a href="/leaderboard/" id="kumo-board-link">' in first
+    kumo = Client().get("/leaderboard/families/?family=kumo")
+    assert kumo.status_code == 302 and kumo["Location"] == "/leaderboard/"
+    # The board's API says where KUMO's rows are instead of an empty list.
+    api = Client().get("/api/v1/family-leaderboard/?family=kumo")
+    assert api.status_code == 400 and "/api/v1/leaderboard/" in api.json()["fields"]["family"]
     simple = Client().get("/leaderboard/families/?family=simple").content.decode()
     assert 'data-kind="math"' in simple and 'id="lr2-board"' not in simple
     assert Client().get("/leaderboard/families/?family=nope").status_code == 404
