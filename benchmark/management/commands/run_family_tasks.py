@@ -27,7 +27,7 @@ class Command(BaseCommand):
         f"({', '.join(BUILT_IN)}) through family tasks: generated and stored first (seeds "
         "SEED … SEED+COUNT-1; for an imported family, every stored task of the kind), then "
         "each answered RUNS times; attempts already stored are "
-        "kept, so an interrupted run resumes. The rows appear on /families/board/. "
+        "kept, so an interrupted run resumes. The rows appear on /leaderboard/families/. "
         "--family kumo plays KUMO's games: the stored instances of each domain (--kind) at "
         "the level's truths and actions, through the KUMO runner (the evaluate command)."
     )
