@@ -16,16 +16,33 @@ from django.db import migrations
 from django.utils import timezone
 
 
-def _aliases():
-    """(family, kind, old name, current name) for every renamed level."""
-    from engine.core.families.base import all_families
-
-    found = []
-    for family in all_families().values():
-        for kind in family.kinds.values():
-            for old, current in getattr(kind.levels, "aliases", {}).items():
-                found.append((family.name, kind.name, old, current))
-    return found
+# (family, kind, former name, current name) of every renamed level when this migration was
+# written, frozen here: a migration must do the same whatever the code becomes later.
+ALIASES = [
+    ("puzzles", "sudoku", "easy", "4x4"),
+    ("puzzles", "sudoku", "4x4_hard", "4x4-hard"),
+    ("puzzles", "sudoku", "medium", "9x9"),
+    ("puzzles", "sudoku", "hard", "9x9-minimal"),
+    ("puzzles", "sudoku", "expert", "16x16"),
+    ("puzzles", "logic_grid", "easy", "3x3"),
+    ("puzzles", "logic_grid", "medium", "4x4"),
+    ("puzzles", "logic_grid", "hard", "4x6"),
+    ("puzzles", "logic_grid", "expert", "6x7"),
+    ("puzzles", "cryptogram", "easy", "120-chars-3-hints"),
+    ("puzzles", "cryptogram", "medium", "80-chars-3-hints"),
+    ("puzzles", "cryptogram", "hard", "60-chars-0-hints"),
+    ("puzzles", "cryptogram", "expert", "60-chars-0-hints"),
+    ("puzzles", "dropquote", "easy", "15-columns"),
+    ("puzzles", "dropquote", "medium", "15-columns"),
+    ("puzzles", "dropquote", "hard", "20-columns"),
+    ("puzzles", "dropquote", "expert", "24-columns"),
+    ("puzzles", "crossword", "easy", "5x5"),
+    ("puzzles", "crossword", "medium", "10x10"),
+    ("puzzles", "crossword", "hard", "15x15"),
+    ("puzzles", "acrostic", "easy", "72-162-letters"),
+    ("puzzles", "acrostic", "medium", "72-162-letters"),
+    ("puzzles", "acrostic", "hard", "172-258-letters"),
+]
 
 
 def rename(apps, schema_editor):
@@ -35,8 +52,7 @@ def rename(apps, schema_editor):
     FamilyReply = apps.get_model("leaderboard", "FamilyReply")
     FamilyBoardRow = apps.get_model("leaderboard", "FamilyBoardRow")
     FamilyStaleGroup = apps.get_model("leaderboard", "FamilyStaleGroup")
-    aliases = _aliases()
-    for family, kind, old, new in aliases:
+    for family, kind, old, new in ALIASES:
         group = {"family": family, "kind": kind}
         FamilyTask.objects.filter(level=old, **group).update(level=new)
         FamilyReply.objects.filter(level=old, **group).update(level=new)

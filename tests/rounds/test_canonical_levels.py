@@ -193,3 +193,21 @@ def test_the_migration_renames_what_was_stored_under_an_old_name(transactional_d
     assert not FamilyBoardRow.objects.filter(level="easy").exists()
     assert FamilyStaleGroup.objects.filter(family="puzzles", kind="sudoku", level="4x4").exists()
     assert FamilyAttempt.objects.count() == 4
+
+
+def test_the_migrations_frozen_renames_are_the_families_aliases():
+    """Migration 0018 keeps its own table of renamed levels (a migration must not change
+    with the code); it holds every former name the families declare. A level renamed later
+    needs a migration of its own, and this test says so."""
+    import importlib
+
+    from engine.core.families.base import all_families
+
+    migration = importlib.import_module("leaderboard.migrations.0018_canonical_family_levels")
+    declared = {
+        (family.name, kind.name, old, current)
+        for family in all_families().values()
+        for kind in family.kinds.values()
+        for old, current in getattr(kind.levels, "aliases", {}).items()
+    }
+    assert declared == set(migration.ALIASES)
