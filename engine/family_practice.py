@@ -90,7 +90,7 @@ def check_family_practice(
         source.kind(kind).resolve(None, level or None)
     except FamilyError as error:
         raise FamilyPracticeError(str(error)) from None
-    level = source.kind(kind).canonical_level(level) if level else ""
+    level = families.canonical_level(family, kind, level)  # a former name: its level
     return Wanted(family, kind, level, ip_address, not getattr(source, "imported", False))
 
 

@@ -92,6 +92,15 @@ def candidate_domains(n_truths: int, n_actions: int):
     ).defer("data")
 
 
+def kumo_setting(level: str) -> tuple[int, int]:
+    """The (truths, actions) of a KUMO level, as every entry point that takes KUMO's games
+    by level reads it (practice, ranked play, the family runner); raises
+    :class:`PracticeError` naming the levels."""
+    if level not in LEVELS:
+        raise PracticeError(f"the level must be one of {', '.join(LEVELS)}, not {level[:20]!r}")
+    return LEVELS[level]
+
+
 def check_practice_request(
     user, *, domain: str = "", level: str = "easy", ip_address: str | None = None
 ) -> PracticeRequest:
@@ -104,9 +113,7 @@ def check_practice_request(
             "study participants play the tasks of their own task set only; "
             "go back to your study page to continue"
         )
-    if level not in LEVELS:
-        raise PracticeError(f"the level must be one of {', '.join(LEVELS)}, not {level[:20]!r}")
-    n_truths, n_actions = LEVELS[level]
+    n_truths, n_actions = kumo_setting(level)
     choices = candidate_domains(n_truths, n_actions)
     if domain:
         row = choices.filter(name=domain).first()

@@ -374,14 +374,12 @@ class RankedFamilyAttemptList(APIView):
 def _start_ranked_kumo_game(user, data: dict) -> Response:
     """A ranked KUMO game asked for as every family's ranked attempt is: the kind is the
     domain, the level one of KUMO's settings (the same flow as /api/v1/ranked-games/)."""
-    from engine.practice import LEVELS
+    from engine.practice import PracticeError, kumo_setting
 
-    if data["level"] not in LEVELS:
-        return Response(
-            {"error": f"a KUMO level is one of {', '.join(LEVELS)}, not {data['level']!r}"},
-            status=status.HTTP_400_BAD_REQUEST,
-        )
-    truths, actions_ = LEVELS[data["level"]]
+    try:
+        truths, actions_ = kumo_setting(data["level"])
+    except PracticeError as error:
+        return Response({"error": str(error)}, status=status.HTTP_400_BAD_REQUEST)
     try:
         game = ranked.do_start_ranked_game(
             user, model=data["model"], domain=data["kind"], n_truths=truths, n_actions=actions_

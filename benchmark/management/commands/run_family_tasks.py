@@ -146,19 +146,19 @@ class Command(BaseCommand):
         from django.core.management import call_command
 
         from engine.models import Domain
-        from engine.practice import LEVELS
+        from engine.practice import PracticeError, kumo_setting
 
         if o["count"] is not None or o["round"]:
             raise CommandError(
                 "--count and --round do not apply to KUMO's games: they are played on the "
                 "stored instances (make them with generate_tasks), and ranked with --ranked"
             )
-        level = o["level"] or "easy"
-        if level not in LEVELS:
+        try:
+            truths, actions = kumo_setting(o["level"] or "easy")
+        except PracticeError as error:
             raise CommandError(
-                f"a KUMO level is one of {', '.join(LEVELS)}, not {level[:40]!r} "
-                "(evaluate --truths/--actions plays any other setting)"
-            )
+                f"{error} (evaluate --truths/--actions plays any other setting)"
+            ) from None
         known = set(Domain.objects.values_list("name", flat=True))
         if o["kind"] == "all":
             domains = sorted(known)
@@ -171,7 +171,6 @@ class Command(BaseCommand):
                 if unknown
                 else "name a domain (or several, separated by commas, or all)"
             )
-        truths, actions = LEVELS[level]
         user, _ = User.objects.get_or_create(username=o["as_user"])
         argv = [
             *("--model", o["model"], "--domains", ",".join(domains)),
