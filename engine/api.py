@@ -161,10 +161,10 @@ def move_reply(kind: str, session_id: int, user, name: str) -> tuple[int, dict]:
     except sessions.SessionError as error:
         return limits.error_reply(error)  # as every family's play is answered
     if not outcome.accepted:
-        body = {"error": outcome.error, "invalid_moves": outcome.session.invalid_moves}
-        if outcome.session.finished:  # the refusal ended the game (engine.limits)
-            body["finished"] = True
-        return status.HTTP_400_BAD_REQUEST, body
+        # Refused as every family's move is refused (stored, counted, and perhaps the end).
+        refused = limits.PlayRefused(outcome.error, ended=outcome.session.finished)
+        code, body = limits.error_reply(refused)
+        return code, {**body, "invalid_moves": outcome.session.invalid_moves}
     if kind != "action":
         return status.HTTP_200_OK, sessions.result_payload(outcome.session)
     return status.HTTP_200_OK, {

@@ -48,9 +48,10 @@ class AttemptTimeUp(AttemptFinished, limits.PlayTimeUp):
     """The attempt's time limit passed: it has ended (a game scored on its moves)."""
 
 
-class RefusalEndedGame(AttemptError):
-    """A refused move was the game's last allowed refusal (``engine.limits``): the game
-    has ended, scored on the moves it accepted."""
+class MoveRefused(AttemptError, limits.PlayRefused):
+    """A move the game refused (stored and counted); ``ended`` when it was the game's last
+    allowed refusal (``engine.limits``) and the game has ended, scored on the moves it
+    accepted."""
 
 
 def canonical_level(family: str, kind: str, level: str) -> str:
@@ -761,7 +762,7 @@ def move_attempt(
     if timed_out:
         raise AttemptTimeUp("time is up for this game: it has ended with the moves made")
     if refused:
-        raise (RefusalEndedGame if attempt.finished else AttemptError)(refused)
+        raise MoveRefused(refused, ended=attempt.finished)
     return attempt
 
 

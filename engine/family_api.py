@@ -234,14 +234,11 @@ def _own_attempt(request, attempt_id: int) -> FamilyAttempt:
 def _played(play, attempt_id: int, user, sent) -> Response:
     """An answer or a move through ``play`` (``families.answer_attempt`` or
     ``move_attempt``): the attempt's state, or the reason it was refused, answered as every
-    family's play is (``engine.limits.error_reply``: 404 not the caller's, 409 ended, its
-    time run out included, 400 otherwise)."""
+    family's play is (``engine.limits.error_reply``)."""
     try:
         attempt = play(attempt_id, user, sent)
     except families.AttemptError as error:
         code, body = limits.error_reply(error)
-        if isinstance(error, families.RefusalEndedGame):
-            body["finished"] = True  # this refusal ended the game (as a KUMO session's says)
         return Response(body, status=code)
     return Response(families.attempt_state(attempt))
 

@@ -38,12 +38,26 @@ class PlayTimeUp(PlayFinished):
     """The play's time limit passed: it has ended (the move that found it is not played)."""
 
 
+class PlayRefused(PlayError):
+    """A move the game refused (stored and counted); ``ended`` when that refusal reached
+    the cap of refused moves and ended the game."""
+
+    def __init__(self, reason: str, *, ended: bool = False) -> None:
+        super().__init__(reason)
+        self.ended = ended
+
+
 def error_reply(error: PlayError) -> tuple[int, dict]:
-    """The HTTP status and JSON body of a refused move or answer, for every family."""
+    """The HTTP status and JSON body of a refused move or answer, for every family: 404 not
+    the caller's, 409 ended (its time run out included), 400 refused — with
+    ``"finished": true`` when the refusal ended the game."""
     status = (
         404 if isinstance(error, PlayNotFound) else 409 if isinstance(error, PlayFinished) else 400
     )
-    return status, {"error": str(error)}
+    body: dict = {"error": str(error)}
+    if isinstance(error, PlayRefused) and error.ended:
+        body["finished"] = True
+    return status, body
 
 
 def max_refused_moves() -> int:
