@@ -80,19 +80,29 @@ def check_ranked_target(
     if live is None:
         return None, ["no round is live: ranked games are played during a live round only"]
     problems = []
-    if (n_truths, n_actions) not in live.setting_pairs:
+    # Its domains × settings and its kumo/DOMAIN/LEVEL family tasks.
+    cells = live.kumo_cells()
+    settings = live.kumo_settings()
+    if (n_truths, n_actions) not in settings:
+        listed = ", ".join(f"{t}/{a}" for t, a in settings)
         problems.append(
-            f"round {live.name} has no setting {n_truths}x{n_actions} "
-            f"(its settings: {live.settings_label})"
+            f"round {live.name} has no setting {n_truths}x{n_actions} (its settings: {listed})"
         )
-    in_round = {row.name: row for row in live.domains.all()}
-    missing = [name for name in domain_names if name not in in_round]
+    here = {name for name, t, a in cells if (t, a) == (n_truths, n_actions)}
+    everywhere = sorted({name for name, _t, _a in cells})
+    missing = [name for name in domain_names if name not in everywhere]
     if missing:
         problems.append(
             f"round {live.name} has no domain(s) {', '.join(missing)} "
-            f"(its domains: {', '.join(sorted(in_round))})"
+            f"(its domains: {', '.join(everywhere)})"
         )
-    return RankedTarget(live, [in_round[n] for n in domain_names if n in in_round]), problems
+    elsewhere = [n for n in domain_names if n in everywhere and n not in here]
+    if elsewhere and (n_truths, n_actions) in settings:
+        problems.append(
+            f"round {live.name} has no {n_truths}x{n_actions} games of {', '.join(elsewhere)}"
+        )
+    rows = {row.name: row for row in Domain.objects.filter(name__in=here)}
+    return RankedTarget(live, [rows[n] for n in domain_names if n in rows]), problems
 
 
 def ranked_games_left(run, live: Round, played: set[tuple[str, int]]) -> int:

@@ -67,6 +67,75 @@ def canonical_level(family: str, kind: str, level: str) -> str:
         return level
 
 
+KUMO = "kumo"  # KUMO's games, as every entry point that takes a family names them
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Tasks of one family, kind and level, as the operator's entry points name them
+    (``FAMILY/KIND/LEVEL``: a round's tasks, the study's task sets): KUMO's games included,
+    as the family ``kumo`` whose kind is a domain and whose level is easy or hard."""
+
+    family: str
+    kind: str
+    level: str
+
+    def __str__(self) -> str:
+        return f"{self.family}/{self.kind}/{self.level}"
+
+    @property
+    def is_kumo(self) -> bool:
+        return self.family == KUMO
+
+
+def parse_task_spec(text: str) -> TaskSpec:
+    """``"puzzles/sudoku/easy"`` or ``"kumo/medical/hard"``, checked (``check_task_spec``);
+    raises ``FamilyError`` with the reason."""
+    parts = text.strip().split("/")
+    if len(parts) != 3 or not all(part.strip() for part in parts):
+        raise FamilyError(f"{text[:100]!r}: write FAMILY/KIND/LEVEL, e.g. puzzles/sudoku/easy")
+    return check_task_spec(*(part.strip() for part in parts))
+
+
+def check_task_spec(family: str, kind: str, level: str) -> TaskSpec:
+    """A family's kind and one of its declared levels; for ``kumo``, a stored domain big
+    enough for the level (``kumo_task_setting``). Raises ``FamilyError`` naming what is
+    known."""
+    if family == KUMO:
+        kumo_task_setting(TaskSpec(family, kind, level))
+        return TaskSpec(family, kind, level)
+    levels = get_family(family).kind(kind).levels
+    if level not in levels:
+        raise FamilyError(
+            f"kind {kind} has no level {level[:40]!r}; use one of {', '.join(levels)}"
+        )
+    return TaskSpec(family, kind, level)
+
+
+def kumo_task_setting(spec: TaskSpec):
+    """The domain row and (truths, actions) of a ``kumo`` spec: its kind a stored domain,
+    its level KUMO's (``engine.practice.kumo_setting``) and within the domain's size."""
+    from engine.models import Domain
+    from engine.practice import PracticeError, kumo_setting
+
+    try:
+        n_truths, n_actions = kumo_setting(spec.level)
+    except PracticeError as error:
+        raise FamilyError(f"KUMO's games: {error}") from None
+    row = Domain.objects.defer("data").filter(name=spec.kind).first()
+    if row is None:
+        known = ", ".join(Domain.objects.order_by("name").values_list("name", flat=True))
+        raise FamilyError(
+            f"KUMO's games have no domain {spec.kind[:100]!r} (known domains: {known or 'none'})"
+        )
+    if n_truths > row.truth_count or n_actions > row.action_count:
+        raise FamilyError(
+            f"domain {row.name} is too small for level {spec.level} ({n_truths} truths and "
+            f"{n_actions} actions; it has {row.truth_count} and {row.action_count})"
+        )
+    return row, (n_truths, n_actions)
+
+
 def params_key(params: dict) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"))
 

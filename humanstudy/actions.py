@@ -40,23 +40,16 @@ def study_domains(config: StudySettings) -> list[str]:
     return list(config.domains) if config.domains else list(STUDY_DOMAINS)
 
 
-def parse_family_spec(spec: str) -> tuple[str, str, str]:
-    """ "FAMILY/KIND/LEVEL" (e.g. "puzzles/sudoku/easy"), checked against the families."""
-    from engine.core.families.base import FamilyError, get_family
+def parse_family_spec(spec: str):
+    """ "FAMILY/KIND/LEVEL" (e.g. "puzzles/sudoku/easy", or "kumo/medical/hard" for one more
+    KUMO game), checked as every entry point checks it (``engine.families.parse_task_spec``)."""
+    from engine.core.families.base import FamilyError
+    from engine.families import parse_task_spec
 
-    parts = spec.split("/")
-    if len(parts) != 3 or not all(parts):
-        raise StudyError(f"{spec!r}: write a family task as FAMILY/KIND/LEVEL")
-    family, kind, level = parts
     try:
-        spec_kind = get_family(family).kind(kind)
+        return parse_task_spec(spec)
     except FamilyError as error:
         raise StudyError(str(error)) from None
-    if level not in spec_kind.levels:
-        raise StudyError(
-            f"kind {kind} has no level {level!r}; use one of {', '.join(spec_kind.levels)}"
-        )
-    return family, kind, level
 
 
 def build_task_sets(
@@ -64,7 +57,8 @@ def build_task_sets(
 ) -> list[TaskSet]:
     """Create ``count`` complete task sets: per study domain one Easy and one Hard task,
     and one task of each ``family_tasks`` entry ("FAMILY/KIND/LEVEL", e.g.
-    "puzzles/sudoku/easy"), in a shuffled order.
+    "puzzles/sudoku/easy", or "kumo/music/hard" for one more KUMO game), in a shuffled
+    order.
 
     Every task is generated for its set alone, with a seed that stays on the server
     (``engine.seeds``): the generators are open source, so a public seed would be the
@@ -121,10 +115,13 @@ def build_task_sets(
                             f"{n_actions}-action task: {error}"
                         ) from None
                     items.append({"instance_id": instance.pk})
-            for family, kind, level in specs:
-                task = _fresh_family_task(
-                    family, kind, level, item_seed(task_set.name, family, kind, level)
-                )
+            for spec in specs:
+                spec_seed = item_seed(task_set.name, spec.family, spec.kind, spec.level)
+                if spec.is_kumo:  # one more KUMO game, as the study's own are made
+                    instance = _fresh_kumo_instance(spec, spec_seed)
+                    items.append({"instance_id": instance.pk})
+                    continue
+                task = _fresh_family_task(spec.family, spec.kind, spec.level, spec_seed)
                 items.append({"family_task_id": task.pk})
             rng.shuffle(items)
             TaskSetItem.objects.bulk_create(
@@ -133,6 +130,23 @@ def build_task_sets(
             )
         created.append(task_set)
     return created
+
+
+def _fresh_kumo_instance(spec, seed: int | None) -> Instance:
+    """A KUMO instance of source ``study`` for a ``kumo/DOMAIN/LEVEL`` entry, with a secret
+    seed, as the study's own games are generated."""
+    from engine.actions import EngineError, do_generate_secret_instance
+    from engine.core.families.base import FamilyError
+    from engine.core.families.kumo.generate import GenerationError
+    from engine.families import kumo_task_setting
+
+    try:
+        domain, (n_truths, n_actions) = kumo_task_setting(spec)
+        return do_generate_secret_instance(
+            domain, n_truths, n_actions, source=Instance.Source.STUDY, seed=seed
+        )
+    except (FamilyError, GenerationError, EngineError) as error:
+        raise StudyError(f"{spec}: {error}") from None
 
 
 def _fresh_family_task(family: str, kind: str, level: str, seed: int | None) -> FamilyTask:

@@ -500,8 +500,9 @@ class PrepareRoundForm(forms.Form):
         label="tasks of other families",
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="One FAMILY/KIND/LEVEL:COUNT a line, e.g. puzzles/sudoku/hard:50 — "
-        "generated from the round's seed and kept secret like its instances.",
+        help_text="One FAMILY/KIND/LEVEL:COUNT a line, e.g. puzzles/sudoku/hard:50, or "
+        "kumo/music/hard:20 for KUMO games of one more domain and level — generated from "
+        "the round's seed and kept secret like its instances.",
     )
 
     def clean(self):

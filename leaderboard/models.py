@@ -622,6 +622,22 @@ class Round(models.Model):
     def settings_label(self) -> str:
         return ", ".join(f"{t}/{a}" for t, a in self.setting_pairs)
 
+    def kumo_cells(self) -> list[tuple[str, int, int]]:
+        """Every (domain, truths, actions) of the round's KUMO games: its domains × settings,
+        then its ``kumo/DOMAIN/LEVEL`` family tasks (one query)."""
+        names = self.domains.order_by("name").values_list("name", flat=True)
+        cells = [(name, t, a) for name in names for t, a in self.setting_pairs]
+        for entry in self.family_specs:
+            if entry["family"] == "kumo":
+                cell = (entry["kind"], int(entry["truths"]), int(entry["actions"]))
+                if cell not in cells:
+                    cells.append(cell)
+        return cells
+
+    def kumo_settings(self) -> list[tuple[int, int]]:
+        """The settings of the round's KUMO games, each once, in the round's order."""
+        return list(dict.fromkeys((t, a) for _name, t, a in self.kumo_cells()))
+
     @property
     def published(self) -> bool:
         return self.status == self.Status.CLOSED and self.published_at is not None

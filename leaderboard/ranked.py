@@ -30,7 +30,7 @@ from engine import sessions
 from engine.actions import EngineError, do_generate_secret_instance
 from engine.core.families.kumo.generate import GenerationError
 from engine.core.families.kumo.metrics import relative_action_count
-from engine.models import Instance, PlaySession
+from engine.models import Domain, Instance, PlaySession
 from leaderboard import names as naming
 from leaderboard.actions import mark_stale, queue_recompute
 from leaderboard.models import ModelEntry, RankedGame, Round, Trajectory
@@ -270,18 +270,21 @@ class KumoGames(RankedPlays):
     ranked_model = RankedGame
 
     def check(self, live: Round, spec: dict) -> dict:
-        domain_row = live.domains.filter(name=spec["domain"]).first()
-        if domain_row is None:
-            names = ", ".join(live.domains.order_by("name").values_list("name", flat=True))
+        cells = live.kumo_cells()  # its domains × settings and its kumo family tasks
+        names = list(dict.fromkeys(name for name, _t, _a in cells))
+        if spec["domain"] not in names:
             raise RankedError(
-                f"round {live.name} has no domain {spec['domain']!r} (its domains: {names})"
+                f"round {live.name} has no domain {spec['domain']!r} "
+                f"(its domains: {', '.join(sorted(names))})"
             )
         setting = (spec["n_truths"], spec["n_actions"])
-        if setting not in live.setting_pairs:
+        if (spec["domain"], *setting) not in cells:
+            listed = ", ".join(f"{t}x{a}" for name, t, a in cells if name == spec["domain"])
             raise RankedError(
-                f"round {live.name} has no setting {setting[0]}x{setting[1]} "
-                f"(its settings: {live.settings_label})"
+                f"round {live.name} has no setting {setting[0]}x{setting[1]} for "
+                f"{spec['domain']} (its settings there: {listed})"
             )
+        domain_row = Domain.objects.get(name=spec["domain"])
         return {"domain": domain_row, "n_truths": setting[0], "n_actions": setting[1]}
 
     def label(self, key: dict) -> str:

@@ -26,7 +26,7 @@ from django.utils.text import slugify
 from benchmark.jobs import LeaseKeeper, lease_until, requeue_stalled, worker_stopped
 from engine.actions import EngineError, do_generate_instances
 from engine.core.families.kumo.generate import GenerationError
-from engine.families import canonical_level
+from engine.families import KUMO, canonical_level
 from engine.models import Domain
 from leaderboard.actions import queue_recompute
 from leaderboard.family_recompute import mark_round_stale as mark_family_round_stale
@@ -225,6 +225,7 @@ def check_round_spec(spec: RoundSpec, *, today: date | None = None) -> CheckedSp
     if slugify(name) != name.lower() or not name:
         problems.append(f"the name {name!r} may use only letters, digits and hyphens")
     family_tasks = _check_family_tasks(spec.family_tasks, problems)
+    problems += _check_kumo_overlap(names, pairs, family_tasks)
     if problems:
         raise RoundError("\n".join(problems))
     checked = CheckedSpec(
@@ -246,8 +247,11 @@ MAX_FAMILY_TASKS = 500
 
 
 def _check_family_tasks(specs: Sequence[str], problems: list[str]) -> tuple[dict, ...]:
-    """Parse "FAMILY/KIND/LEVEL:COUNT" requests, noting every problem."""
-    from engine.core.families.base import FamilyError, get_family
+    """Parse "FAMILY/KIND/LEVEL:COUNT" requests, noting every problem. KUMO's games are the
+    family ``kumo`` (kind a domain, level easy or hard): such an entry stores the level's
+    truths and actions with it, so the round keeps its meaning if the levels change."""
+    from engine.core.families.base import FamilyError
+    from engine.families import check_task_spec, kumo_task_setting
 
     found = []
     for text in specs:
@@ -258,20 +262,21 @@ def _check_family_tasks(specs: Sequence[str], problems: list[str]) -> tuple[dict
             continue
         family, kind, level = parts
         try:
-            levels = get_family(family).kind(kind).levels
+            spec = check_task_spec(family, kind, level)
+            setting = kumo_task_setting(spec)[1] if spec.is_kumo else None
         except FamilyError as error:
             problems.append(f"family task {text!r}: {error}")
             continue
-        if level not in levels:
-            problems.append(f"family task {text!r}: no level {level!r} ({', '.join(levels)})")
-            continue
         number = int(count)
-        if not 1 <= number <= MAX_FAMILY_TASKS:
-            problems.append(f"family task {text!r}: count must be 1 to {MAX_FAMILY_TASKS}")
+        most = MAX_INSTANCES_PER_SETTING if spec.is_kumo else MAX_FAMILY_TASKS
+        if not 1 <= number <= most:
+            problems.append(f"family task {text!r}: count must be 1 to {most}")
             continue
         # Kept as given: the round's secret seeds derive from the name. A level named twice,
         # by its name and a former one, is one level (engine.families.canonical_level).
         entry = {"family": family, "kind": kind, "level": level, "count": number}
+        if setting is not None:
+            entry["truths"], entry["actions"] = setting
         same = canonical_level(family, kind, level)
         if any(
             (e["family"], e["kind"], canonical_level(e["family"], e["kind"], e["level"]))
@@ -282,6 +287,19 @@ def _check_family_tasks(specs: Sequence[str], problems: list[str]) -> tuple[dict
             continue
         found.append(entry)
     return tuple(found)
+
+
+def _check_kumo_overlap(
+    names: Sequence[str], pairs: Sequence[tuple[int, int]], entries: Sequence[dict]
+) -> list[str]:
+    """A ``kumo`` family task whose domain and setting the round's domains and settings
+    already hold would ask for the same games twice (their seeds are the same)."""
+    return [
+        f"family task kumo/{e['kind']}/{e['level']}: domain {e['kind']} at "
+        f"{e['truths']}x{e['actions']} is already in the round's domains and settings"
+        for e in entries
+        if e["family"] == KUMO and e["kind"] in names and (e["truths"], e["actions"]) in pairs
+    ]
 
 
 def _check_seeds_unused(checked: CheckedSpec) -> None:
@@ -463,35 +481,9 @@ def _generate(target: Round, progress: ProgressCallback | None) -> None:
     done = 0
     for domain in target.domains.order_by("name"):
         for n_truths, n_actions in target.setting_pairs:
-            seeds = round_seeds(
-                target, domain.name, f"{n_truths}x{n_actions}", "", target.instances_per_setting
-            )
-            _cores, report = do_generate_instances(
-                domain, n_truths=n_truths, n_actions=n_actions, seeds=seeds
-            )
-            rows = report.instances
-            taken = (
-                RoundInstance.objects.filter(instance__in=rows)
-                .exclude(round=target)
-                .select_related("round")
-                .first()
-            )
-            if taken is not None:
-                # No seed in the message: it is secret, and the error is shown in the admin.
-                raise RoundError(
-                    f"an instance of {domain.name} {n_truths}x{n_actions} already belongs to "
-                    f"round {taken.round.name}"
-                )
-            RoundInstance.objects.bulk_create(
-                [RoundInstance(round=target, instance=row) for row in rows],
-                ignore_conflicts=True,
-            )
-            done += len(rows)
-            Round.objects.filter(pk=target.pk).update(prepared_instances=done)
-            target.prepared_instances = done
-            if progress is not None:
-                progress(target, domain, n_truths, n_actions)
-    done = _generate_family_tasks(target, done)
+            count = target.instances_per_setting
+            done = _pin_kumo(target, domain, n_truths, n_actions, count, done, progress)
+    done = _generate_family_tasks(target, done, progress)
     pinned = target.pins.count() + target.family_pins.count()
     if pinned != target.total_instances:
         # Only possible if another round pinned some of these instances meanwhile.
@@ -503,15 +495,65 @@ def _generate(target: Round, progress: ProgressCallback | None) -> None:
     )
 
 
-def _generate_family_tasks(target: Round, done: int) -> int:
+def _pin_kumo(
+    target: Round,
+    domain: Domain,
+    n_truths: int,
+    n_actions: int,
+    count: int,
+    done: int,
+    progress: ProgressCallback | None,
+) -> int:
+    """Generate (or find, when a preparation resumes) and pin ``count`` KUMO instances of
+    one domain and setting, with the round's secret seeds; returns the count pinned so far.
+    One path for the round's domains × settings and its ``kumo`` family tasks: the same
+    domain and setting get the same seeds either way (``round_seeds``)."""
+    seeds = round_seeds(target, domain.name, f"{n_truths}x{n_actions}", "", count)
+    _cores, report = do_generate_instances(
+        domain, n_truths=n_truths, n_actions=n_actions, seeds=seeds
+    )
+    rows = report.instances
+    taken = (
+        RoundInstance.objects.filter(instance__in=rows)
+        .exclude(round=target)
+        .select_related("round")
+        .first()
+    )
+    if taken is not None:
+        # No seed in the message: it is secret, and the error is shown in the admin.
+        raise RoundError(
+            f"an instance of {domain.name} {n_truths}x{n_actions} already belongs to "
+            f"round {taken.round.name}"
+        )
+    RoundInstance.objects.bulk_create(
+        [RoundInstance(round=target, instance=row) for row in rows], ignore_conflicts=True
+    )
+    done += len(rows)
+    Round.objects.filter(pk=target.pk).update(prepared_instances=done)
+    target.prepared_instances = done
+    if progress is not None:
+        progress(target, domain, n_truths, n_actions)
+    return done
+
+
+def _generate_family_tasks(target: Round, done: int, progress: ProgressCallback | None) -> int:
     """Generate and pin the round's tasks of the other families (secret seeds from the
-    round's seed, ``round_seeds``). A task that existed before (generated in public, or
-    another round's) is refused: a round's tasks are new to everyone."""
+    round's seed, ``round_seeds``), and its ``kumo`` entries as its domains' instances are
+    (``_pin_kumo``). A task that existed before (generated in public, or another round's)
+    is refused: a round's tasks are new to everyone."""
     from engine.families import do_generate_family_tasks
     from engine.models import FamilyTask
 
     for entry in target.family_specs:
         family, kind, level = entry["family"], entry["kind"], entry["level"]
+        if family == KUMO:
+            domain = Domain.objects.filter(name=kind).first()
+            if domain is None:
+                raise RoundError(f"domain {kind} is no longer stored")
+            done = _pin_kumo(
+                target, domain, entry["truths"], entry["actions"], entry["count"], done, progress
+            )
+            continue
         seeds = round_seeds(target, family, kind, level, entry["count"])
         before = set(
             FamilyTask.objects.filter(family=family, kind=kind, seed__in=seeds).values_list(

@@ -151,9 +151,12 @@ def _filters(request, *, with_domain: bool = False, with_round: bool = False) ->
     chosen, rounds = _round_filter(request) if with_round else (None, [])
     domains: list[str] | None = None
     if chosen is not None:
-        stored = set(chosen.setting_pairs)
-        domains = list(chosen.domains.order_by("name").values_list("name", flat=True))
-        settings = [Setting(*pair) for pair in chosen.setting_pairs]
+        # Its domains × settings and its kumo/DOMAIN/LEVEL family tasks (one query).
+        cells = chosen.kumo_cells()
+        pairs = list(dict.fromkeys((t, a) for _name, t, a in cells))
+        stored = set(pairs)
+        domains = sorted({name for name, _t, _a in cells})
+        settings = [Setting(*pair) for pair in pairs]
     elif with_domain:
         # Settings and domains in one query: a few hundred (setting, domain) pairs at most.
         cells = set(

@@ -19,8 +19,9 @@ class Command(BaseCommand):
             action="append",
             default=[],
             metavar="FAMILY/KIND/LEVEL",
-            help="add a freshly generated task of another family to every set (repeatable), "
-            "e.g. puzzles/sudoku/easy or simple/counting/medium",
+            help="add a freshly generated task of a family to every set (repeatable), "
+            "e.g. puzzles/sudoku/easy, simple/counting/medium, or kumo/music/hard for one "
+            "more KUMO game",
         )
 
     def handle(self, *args, count: int, seed: int | None, **options) -> None:

@@ -55,8 +55,9 @@ class Command(BaseCommand):
             action="append",
             default=[],
             metavar="FAMILY/KIND/LEVEL:COUNT",
-            help="tasks of another family to pin to the round (repeatable), e.g. "
-            "puzzles/sudoku/hard:50",
+            help="tasks of a family to pin to the round (repeatable), e.g. "
+            "puzzles/sudoku/hard:50, or kumo/music/hard:20 for KUMO games of a domain at a "
+            "level beside --domains × --task-settings",
         )
 
     def handle(self, *args, **options) -> None:

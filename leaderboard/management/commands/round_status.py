@@ -16,9 +16,13 @@ class Command(BaseCommand):
             self.stdout.write("current round: none (the board shows every result)")
         else:
             domains = ", ".join(current.domains.order_by("name").values_list("name", flat=True))
+            families = "".join(
+                f"; {e['family']}/{e['kind']}/{e['level']}: {e['count']}"
+                for e in current.family_specs
+            )
             self.stdout.write(
                 f"current round: {current.name} ({current.starts_on} to {current.ends_on}; "
-                f"domains {domains}; settings {current.settings_label}; "
+                f"domains {domains}; settings {current.settings_label}{families}; "
                 f"{current.total_instances} instances)"
             )
         if status.next_rotation is not None:
