@@ -73,9 +73,11 @@ def test_a_round_takes_kumo_games_as_family_tasks(clock, grove, researcher):
     refused = researcher.post("/api/v1/ranked-games/", other)
     assert refused.status_code == 400 and "no setting 5x4 for orchard" in refused.json()["error"]
 
-    # The board of the round offers the entry's domain.
+    # The board of the round offers the entry's domain; the rounds page lists the entry.
     page = APIClient().get("/leaderboard/?round=2025-01").content.decode()
     assert 'value="orchard"' in page
+    page = APIClient().get("/leaderboard/rounds/").content.decode()
+    assert '<td class="family-tasks">kumo/orchard/easy × 2</td>' in page
 
 
 def test_the_runner_plays_a_rounds_kumo_entry_as_ranked_games(clock, grove, admin_user):
