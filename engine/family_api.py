@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -198,7 +199,12 @@ class FamilyList(APIView):
 
 @extend_schema(
     parameters=[
-        OpenApiParameter("family", str, description="family name, e.g. simple"),
+        OpenApiParameter(
+            "family",
+            str,
+            description="family name, e.g. simple; kumo is refused with 400 naming "
+            "/api/v1/instances/, where KUMO's games are listed",
+        ),
         OpenApiParameter("kind", str, description="kind name, e.g. counting"),
         OpenApiParameter("level", str, description="difficulty level, e.g. hard"),
     ]
@@ -217,6 +223,14 @@ class FamilyTaskList(generics.ListAPIView):
         wanted = {
             name: self.request.query_params.get(name, "") for name in ("family", "kind", "level")
         }
+        if wanted["family"] == families.KUMO:
+            # Not an empty list: KUMO's games are stored as instances, listed there.
+            raise ValidationError(
+                {
+                    "family": "KUMO's games are listed on /api/v1/instances/ (?domain=NAME) "
+                    "and played through /api/v1/sessions/"
+                }
+            )
         if wanted["level"] and wanted["family"] and wanted["kind"]:
             wanted["level"] = families.canonical_level(**wanted)  # a former name: its level
         for name, value in wanted.items():

@@ -26,7 +26,7 @@ RANKED_GAME_STARTED = {
 MEDICAL = Path(__file__).resolve().parents[2] / "engine" / "domains" / "medical.json"
 
 
-def test_kumos_games_are_a_family_of_the_catalogue(orchard):
+def test_kumos_games_are_a_family_of_the_catalogue(researcher):
     call_command("import_domain", str(MEDICAL), stdout=StringIO())
     body = Client().get("/api/v1/families/").json()
     names = [family["name"] for family in body]
@@ -47,6 +47,9 @@ def test_kumos_games_are_a_family_of_the_catalogue(orchard):
         if small.truth_count >= setting["truths"] and small.action_count >= setting["actions"]
     }
     assert kinds.get("orchard", {}).get("levels", {}) == fits
+    # Its games are listed where they are stored, and the family list says where.
+    listed = researcher.get("/api/v1/family-tasks/?family=kumo")
+    assert listed.status_code == 400 and "/api/v1/instances/" in listed.json()["error"]
     # The task generator's list holds the families it generates, not KUMO's.
     listed = StringIO()
     call_command("generate_family_tasks", "--list", stdout=listed)
