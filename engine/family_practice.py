@@ -21,6 +21,13 @@
    request again once its lease lapses, and after ``FAMILY_PRACTICE_MAX_ATTEMPTS`` tries
    fails it with the reason, which the waiting page shows.
 
+KUMO's practice games (the Play entry, and ``family=kumo`` on the families' form) take the
+same path from step 2, with their own check (``engine.practice.check_practice_request``):
+each game is on an instance generated for it alone with a secret seed, so no stored one is
+served; the job generates the instance (``engine.practice.fresh_instance``, a Hard game of
+a large domain takes seconds) and opens the player's session on it
+(``engine.practice.open_practice_game``), which the waiting page then opens.
+
 Operators' ``generate_family_tasks`` command is not limited: it calls
 ``engine.families.do_generate_family_tasks`` directly.
 """
@@ -41,7 +48,7 @@ from django.utils import timezone
 from benchmark.jobs import LeaseKeeper, claim_with_lease, requeue_stalled
 from engine import families, practice
 from engine.core.families.base import FamilyError, SeedRefused, get_family
-from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
+from engine.models import Domain, FamilyAttempt, FamilyPracticeRequest, FamilyTask, Instance
 
 logger = logging.getLogger(__name__)
 
@@ -94,9 +101,19 @@ def check_family_practice(
     return Wanted(family, kind, level, ip_address, not getattr(source, "imported", False))
 
 
+def kumo_wanted(checked: practice.PracticeRequest) -> Wanted:
+    """A KUMO practice game checked by ``engine.practice.check_practice_request`` (its
+    domain chosen, at random when none was named), as a request of the family ``kumo``."""
+    return Wanted(families.KUMO, checked.domain.name, checked.level, checked.ip_address, True)
+
+
 def unseen_task(player: User, wanted: Wanted) -> FamilyTask | None:
-    """A stored public task of the choice that ``player`` has not attempted, if any."""
+    """A stored public task of the choice that ``player`` has not attempted, if any (never
+    for KUMO's games: each is generated for its player alone)."""
     from leaderboard.access import visible_family_tasks
+
+    if wanted.family == families.KUMO:
+        return None
 
     tried = FamilyAttempt.objects.filter(player=player).values("task_id")
     return (
@@ -203,15 +220,29 @@ def run_family_practice_request(request_id: int) -> str:
     )
     try:
         with keeper:
-            report = _generate(request)
+            if request.family == families.KUMO:
+                instance = _kumo_instance(request)
+            else:
+                task = _generate(request).tasks[0]
     except FamilyError as error:
         return _finish(request, held, error=f"no task could be generated: {error}"[:500])
+    except practice.GenerationFailed as error:
+        return _finish(request, held, error=str(error)[:500])
     except Exception:
         # A bug, not a bad request: logged for the operators, and the player is told
         # instead of waiting for the request to go stale.
         logger.exception("family practice request %s failed", request_id)
         return _finish(request, held, error="no task could be generated: an error on our side")
-    return _finish(request, held, task=report.tasks[0])
+    if request.family == families.KUMO:
+        return _finish(request, held, instance=instance)
+    return _finish(request, held, task=task)
+
+
+def _kumo_instance(request: FamilyPracticeRequest) -> Instance:
+    domain = Domain.objects.filter(name=request.kind).first()
+    if domain is None:
+        raise FamilyError(f"the domain {request.kind} is no longer stored")
+    return practice.fresh_instance(domain, request.level)
 
 
 def _generate(request: FamilyPracticeRequest) -> families.GenerationReport:
@@ -232,10 +263,16 @@ def _generate(request: FamilyPracticeRequest) -> families.GenerationReport:
 
 
 def _finish(
-    request: FamilyPracticeRequest, held: dict, *, task: FamilyTask | None = None, error: str = ""
+    request: FamilyPracticeRequest,
+    held: dict,
+    *,
+    task: FamilyTask | None = None,
+    instance: Instance | None = None,
+    error: str = "",
 ) -> str:
-    """Record this try's outcome (and start the player's attempt at its task) if it still
-    holds the request as ``held`` says; a try taken over meanwhile records nothing."""
+    """Record this try's outcome (and start the player's attempt at its task, or open their
+    KUMO game on its instance) if it still holds the request as ``held`` says; a try taken
+    over meanwhile records nothing (and its fresh instance, played by no one, goes)."""
     with transaction.atomic():
         # The update locks the row: a sweep or a new try waits for this to commit, then
         # finds the request finished.
@@ -250,9 +287,15 @@ def _finish(
         )
         if not recorded:
             logger.warning("family practice request %s: this try was taken over", request.pk)
+            if instance is not None:
+                instance.delete()
             return f"request {request.pk} was taken over by another try: nothing recorded"
         if task is not None:
             families.start_attempt(request.player, task)
+        if instance is not None:
+            session = practice.open_practice_game(request.player, instance, request.ip_address)
+            FamilyPracticeRequest.objects.filter(pk=request.pk).update(session=session)
+            return f"game {session.pk} prepared"
     return error or f"task {task.pk} prepared"
 
 
@@ -279,13 +322,14 @@ def requeue_stalled_practice_requests() -> list[int]:
 
 
 def request_state(request: FamilyPracticeRequest) -> dict:
-    """The request as its status endpoint shows it: its status, the attempt to open once
-    it is done, and the error if it failed."""
+    """The request as its status endpoint shows it: its status, the attempt (or, for a
+    KUMO game, the session) to open once it is done, and the error if it failed."""
     if request.status in IN_FLIGHT and request.created_at < timezone.now() - STALE_AFTER:
         # Failed only without a live lease (see STALE_AFTER).
         _fail_stale(FamilyPracticeRequest.objects.filter(pk=request.pk))
         request.refresh_from_db()
     attempt_id = None
+    session_id = request.session_id if request.status == FamilyPracticeRequest.Status.DONE else None
     if request.status == FamilyPracticeRequest.Status.DONE and request.task_id is not None:
         attempt_id = (
             FamilyAttempt.objects.filter(
@@ -301,5 +345,6 @@ def request_state(request: FamilyPracticeRequest) -> dict:
         "level": request.level,
         "status": request.status,
         "attempt": attempt_id,
+        "session": session_id,
         "error": request.error,
     }

@@ -82,20 +82,30 @@ def _own_request(request, request_id: int) -> dict:
 
 @login_required
 def practice_request(request, request_id: int):
-    """The page a player waits on while their fresh task is generated: it goes on to the
-    attempt once the task is ready, or says why it could not be made. Without JavaScript
-    it reloads itself; family_practice.js polls the status endpoint instead."""
+    """The page a player waits on while their fresh task (or KUMO game) is generated: it
+    goes on to the attempt or the game once it is ready, or says why it could not be made.
+    Without JavaScript it reloads itself; family_practice.js polls the status endpoint
+    instead."""
     state = _own_request(request, request_id)
     if state["attempt"] is not None:
         return redirect("family-attempt", attempt_id=state["attempt"])
+    if state["session"] is not None:  # a KUMO game
+        return redirect("play", session_id=state["session"])
     return render(request, "engine/family_practice_request.html", {"state": state})
 
 
 @login_required
 def practice_request_status(request, request_id: int):
-    """The request's state as JSON, with the attempt's address once it is ready."""
+    """The request's state as JSON, with the address of the attempt (or KUMO game) once it
+    is ready."""
     state = _own_request(request, request_id)
-    url = reverse("family-attempt", args=[state["attempt"]]) if state["attempt"] else None
+    url = (
+        reverse("family-attempt", args=[state["attempt"]])
+        if state["attempt"]
+        else reverse("play", args=[state["session"]])
+        if state["session"]
+        else None
+    )
     return JsonResponse({**state, "url": url})
 
 

@@ -652,12 +652,15 @@ class FamilyStep(models.Model):
 
 class FamilyPracticeRequest(models.Model):
     """A player's request for a freshly generated practice task of a family (kind, level),
-    made when they had tried every stored public one. The generation runs in a background
-    job (``engine.tasks.generate_family_practice_task``); the request says how it went.
+    made when they had tried every stored public one — or, for KUMO's games (family
+    ``kumo``, kind the domain), for each practice game, whose instance is generated for it
+    alone. The generation runs in a background job
+    (``engine.tasks.generate_family_practice_task``); the request says how it went and what
+    it started (``task``'s attempt, or a KUMO game's ``session``).
 
-    Each row is one generation: with ``PracticeGame`` it is what the hourly limits of
-    ``engine.practice`` count. A player has at most one request of a (family, kind, level)
-    in flight, so a repeated click waits for the same job instead of queuing another.
+    Each row is one generation: it is what the hourly limits of ``engine.practice`` count.
+    A player has at most one request of a (family, kind, level) in flight, so a repeated
+    click waits for the same job instead of queuing another.
     """
 
     class Status(models.TextChoices):
@@ -677,6 +680,14 @@ class FamilyPracticeRequest(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     task = models.ForeignKey(
         FamilyTask, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # A KUMO practice game's session, started by the job on its fresh instance.
+    session = models.OneToOneField(
+        PlaySession,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="practice_request",
     )
     error = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(db_index=True)

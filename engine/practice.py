@@ -12,12 +12,16 @@ goes through ``engine.sessions`` like every other (the same websocket and the sa
 and never enters the leaderboard: the board takes only ranked games, the runner and the
 study.
 
-Starting games costs the server a generation and a solve each, so a player may start at
-most ``VISITOR_GAMES_PER_HOUR`` per hour, and the visitors of one address at most
-``VISITOR_GAMES_PER_HOUR_PER_IP`` between them (``check_hourly_limit``; fresh family
-practice tasks, ``engine.family_practice``, count in the same budget).
+Starting games costs the server a generation and a solve each (a Hard game of a large
+domain, seconds), so a player may start at most ``VISITOR_GAMES_PER_HOUR`` per hour, and
+the visitors of one address at most ``VISITOR_GAMES_PER_HOUR_PER_IP`` between them
+(``check_hourly_limit``), and the generation runs in a background job, never in a web
+worker: a game is asked for as every family's fresh practice task is
+(``engine.family_practice``: a ``FamilyPracticeRequest`` of the family ``kumo``, its kind
+the domain), and the job generates the instance and opens the session.
 
-``check_practice_request`` validates, ``do_start_practice_game`` writes.
+``check_practice_request`` validates; ``engine.family_practice.do_request_family_practice``
+writes.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ class PracticeRequest:
     n_truths: int
     n_actions: int
     ip_address: str | None
+    level: str = "easy"
 
 
 def games_per_hour() -> int:
@@ -130,7 +135,7 @@ def check_practice_request(
             raise PracticeError("no domain is loaded yet: there is nothing to practise on")
         row = choices.get(name=random.choice(names))
     check_hourly_limit(user, ip_address)
-    return PracticeRequest(row, n_truths, n_actions, ip_address)
+    return PracticeRequest(row, n_truths, n_actions, ip_address, level)
 
 
 def check_hourly_limit(user, ip_address: str | None) -> None:
@@ -138,44 +143,30 @@ def check_hourly_limit(user, ip_address: str | None) -> None:
     (``VISITOR_GAMES_PER_HOUR``) and, for visitors, their address's
     (``VISITOR_GAMES_PER_HOUR_PER_IP``).
 
-    KUMO practice games and fresh family practice tasks (``FamilyPracticeRequest``) share
-    one budget: both cost the server a generation, and a second budget would only double
-    what one visitor can ask for. A stored family task served instead is not counted.
+    What is counted is each generation asked for (``FamilyPracticeRequest``): KUMO practice
+    games and fresh family practice tasks share one budget, since both cost the server a
+    generation and a second budget would only double what one visitor can ask for. A stored
+    family task served instead is not counted.
     """
-    since = timezone.now() - WINDOW
-    games = PracticeGame.objects.filter(started_at__gte=since)
-    fresh = FamilyPracticeRequest.objects.filter(created_at__gte=since)
+    fresh = FamilyPracticeRequest.objects.filter(created_at__gte=timezone.now() - WINDOW)
     if user is not None and user.is_authenticated:
         limit = games_per_hour()
-        mine = (games.filter(session__player=user), fresh.filter(player=user))
-        if _count(mine) >= limit:
+        mine = fresh.filter(player=user)
+        if mine.count() >= limit:
             raise TooManyGames(_refusal(f"You have started {limit}", limit, mine))
     if ip_address and (user is None or not user.is_authenticated or is_visitor(user)):
         # Per address for visitors only: clearing cookies makes a new guest, not a new
         # address. Signed-in users are counted by their account (a lab shares an address).
         limit = games_per_hour_per_ip()
-        here = (
-            games.filter(ip_address=ip_address, session__player__visitor__isnull=False),
-            fresh.filter(ip_address=ip_address, player__visitor__isnull=False),
-        )
-        if _count(here) >= limit:
+        here = fresh.filter(ip_address=ip_address, player__visitor__isnull=False)
+        if here.count() >= limit:
             raise TooManyGames(
                 _refusal(f"Visitors from your address have started {limit}", limit, here)
             )
 
 
-def _count(counted: tuple) -> int:
-    games, fresh = counted
-    return games.count() + fresh.count()
-
-
-def _refusal(who: str, limit: int, counted: tuple) -> str:
-    games, fresh = counted
-    starts = [
-        games.order_by("started_at").values_list("started_at", flat=True).first(),
-        fresh.order_by("created_at").values_list("created_at", flat=True).first(),
-    ]
-    oldest = min((at for at in starts if at is not None), default=None)
+def _refusal(who: str, limit: int, counted) -> str:
+    oldest = counted.order_by("created_at").values_list("created_at", flat=True).first()
     wait = (oldest + WINDOW - timezone.now()) if oldest else WINDOW
     minutes = max(1, -(-int(wait.total_seconds()) // 60))
     return (
@@ -185,15 +176,18 @@ def _refusal(who: str, limit: int, counted: tuple) -> str:
     )
 
 
-def _fresh_instance(request: PracticeRequest) -> Instance:
-    """Generate, solve and store one instance with a secret seed."""
+def fresh_instance(domain: Domain, level: str) -> Instance:
+    """Generate, solve and store one practice instance of ``domain`` at ``level`` with a
+    secret seed (the job of a KUMO practice request, ``engine.family_practice``); raises
+    :class:`GenerationFailed` with the reason."""
+    n_truths, n_actions = kumo_setting(level)
     try:
         return do_generate_secret_instance(
-            request.domain, request.n_truths, request.n_actions, source=Instance.Source.PRACTICE
+            domain, n_truths, n_actions, source=Instance.Source.PRACTICE
         )
     except GenerationError as error:
         raise GenerationFailed(
-            f"no practice task could be generated in {request.domain.name}: {error}"
+            f"no practice task could be generated in {domain.name}: {error}"
         ) from None
     except EngineError:
         raise GenerationFailed("no practice task could be stored; try again") from None
@@ -209,37 +203,15 @@ def lock_address(ip_address: str | None, scope: str = "practice") -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"{scope}:{ip_address}"])
 
 
-def do_start_practice_game(user, request: PracticeRequest) -> PlaySession:
-    """Start a practice game for ``user`` (a guest account is made if ``user`` is
-    anonymous; the caller logs it in). Returns the new session.
-
-    1. Generate a fresh instance (outside any lock: a Hard one can take a moment).
-    2. In one transaction: lock the address and the player, count their recent games again
-       (a parallel request may have started one), make the guest account if needed, and
-       open the session with its ``PracticeGame`` record.
-    3. If the count refuses now, the fresh instance is deleted unused.
-    """
-    instance = _fresh_instance(request)
-    try:
-        with transaction.atomic():
-            lock_address(request.ip_address)
-            if user is not None and user.is_authenticated:
-                User.objects.select_for_update().filter(pk=user.pk).first()
-                check_hourly_limit(user, request.ip_address)
-                player = user
-            else:
-                check_hourly_limit(None, request.ip_address)
-                player = _make_guest(request.ip_address)
-            session = PlaySession.objects.create(
-                player=player, instance=instance, book=instance.current_book()
-            )
-            PracticeGame.objects.create(
-                session=session, ip_address=request.ip_address, started_at=timezone.now()
-            )
-            return session
-    except PracticeError:
-        instance.delete()
-        raise
+def open_practice_game(player: User, instance: Instance, ip_address: str | None) -> PlaySession:
+    """Open ``player``'s session on a fresh practice instance, with its ``PracticeGame``
+    record (where the session came from; what ``purge_practice`` deletes). The caller holds
+    the transaction."""
+    session = PlaySession.objects.create(
+        player=player, instance=instance, book=instance.current_book()
+    )
+    PracticeGame.objects.create(session=session, ip_address=ip_address, started_at=timezone.now())
+    return session
 
 
 def do_make_guest(ip_address: str | None) -> User:
@@ -289,6 +261,9 @@ def purge_practice(older_than: timedelta | None = None) -> dict[str, int]:
         ).values_list("instance_id", flat=True)
     )
     with transaction.atomic():
+        # The request that asked for each game (only a count for the hourly limit) goes
+        # with it, so that a guest whose games are gone is left with nothing.
+        FamilyPracticeRequest.objects.filter(session_id__in=session_ids).delete()
         sessions_deleted = (
             PlaySession.objects.filter(pk__in=session_ids).delete()[1].get("engine.PlaySession", 0)
         )

@@ -1,8 +1,8 @@
-/* The page a player waits on while a fresh family task is generated
+/* The page a player waits on while a fresh family task or KUMO game is generated
  * (templates/engine/family_practice_request.html).
  *
  * While the request is pending or running, this script polls its status endpoint and goes
- * to the attempt once the task is ready; if the generation failed it reloads the page,
+ * to the attempt (or the game) once it is ready; if the generation failed it reloads the page,
  * which the server draws with the error. Without JavaScript the page refreshes itself.
  */
 (function () {

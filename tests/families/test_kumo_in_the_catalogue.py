@@ -14,7 +14,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from engine.models import Domain, PlaySession
+from engine.family_practice import run_family_practice_request
+from engine.models import Domain, Instance, PlaySession
 from engine.practice import LEVELS
 
 pytestmark = pytest.mark.django_db
@@ -67,21 +68,39 @@ def test_the_families_page_starts_a_kumo_game_with_the_form_of_every_family():
     assert 'name="family" value="kumo"' in row and 'name="kind" value="medical"' in row
     assert 'value="easy"' in row and 'value="hard"' in row
     wanted = {"family": "kumo", "kind": "medical", "level": "hard"}
+    stored = Instance.objects.count()
     started = visitor.post("/families/play/", wanted)
-    assert started.status_code == 302 and re.fullmatch(r"/play/\d+/", started["Location"])
+    # Nothing is generated in the web request: the game is asked of a background job
+    # (here not run yet: its queueing waits for a commit the test's transaction never makes).
+    assert started.status_code == 302
+    waiting = re.fullmatch(r"/families/practice/(\d+)/", started["Location"])
+    assert waiting and Instance.objects.count() == stored and not PlaySession.objects.exists()
+    page = visitor.get(started["Location"]).content.decode()
+    assert "KUMO game on medical (hard)" in page and 'id="family-practice-waiting"' in page
+    assert visitor.get(f"{started['Location']}status/").json()["url"] is None
+    assert run_family_practice_request(int(waiting[1])).startswith("game ")
     session = PlaySession.objects.select_related("instance__domain").get()
     assert (session.instance.domain.name, session.instance.n_truths) == ("medical", 12)
+    assert session.instance.source == Instance.Source.PRACTICE and session.practice_game
+    assert visitor.get(f"{started['Location']}status/").json()["url"] == f"/play/{session.pk}/"
+    assert visitor.get(started["Location"])["Location"] == f"/play/{session.pk}/"
 
 
-def test_a_kumo_start_from_the_families_form_keeps_the_play_entrys_rules(orchard, settings):
+def test_a_kumo_start_from_the_families_form_keeps_the_play_entrys_rules(
+    orchard, settings, django_capture_on_commit_callbacks
+):
     """The same service as the Play entry: an unknown domain and the hourly limit are
-    refused with the Play entry's own pages and statuses."""
+    refused with the Play entry's own pages and statuses. (Jobs run at commit, in-process,
+    as in the embedded default: the game is ready when the request ends.)"""
     call_command("import_domain", str(MEDICAL), stdout=StringIO())
     visitor = Client()
     unknown = visitor.post("/families/play/", {"family": "kumo", "kind": "<b>no</b>"})
     assert unknown.status_code == 400 and "<b>no</b>" not in unknown.content.decode()
     settings.VISITOR_GAMES_PER_HOUR = 1
-    first = visitor.post("/families/play/", {"family": "kumo", "kind": "medical"})
+    with django_capture_on_commit_callbacks(execute=True):
+        first = visitor.post("/families/play/", {"family": "kumo", "kind": "medical"})
+    # The job ran as the request committed: its waiting page goes on to the game.
+    first = visitor.get(first["Location"])
     assert first.status_code == 302 and re.fullmatch(r"/play/\d+/", first["Location"])
     session = PlaySession.objects.select_related("instance").get()
     assert (session.instance.n_truths, session.instance.n_actions) == LEVELS["easy"]

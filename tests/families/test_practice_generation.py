@@ -126,6 +126,7 @@ def test_generation_runs_in_the_job_and_the_page_waits_on_the_status_endpoint(
         **MATH,
         "status": "pending",
         "attempt": None,
+        "session": None,
         "error": "",
         "url": None,
     }

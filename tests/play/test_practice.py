@@ -17,7 +17,7 @@ from django.db import connections
 from django.test import Client
 from django.utils import timezone
 
-from engine.models import Instance, PlaySession, PracticeGame, Visitor
+from engine.models import FamilyPracticeRequest, Instance, PlaySession, PracticeGame, Visitor
 from humanstudy.models import Participant, StudySettings, TaskSetItem
 from leaderboard.access import playable_instances
 from leaderboard.models import BoardRow, ModelEntry, RankedGame, RoundInstance, Trajectory
@@ -106,6 +106,29 @@ def test_a_domain_too_small_for_the_level_is_refused_with_a_message(orchard):
     assert not PlaySession.objects.exists() and not User.objects.exists()
 
 
+def test_a_game_that_cannot_be_generated_is_reported_on_the_waiting_page(orchard, monkeypatch):
+    from engine import practice
+    from engine.core.families.kumo.generate import GenerationError
+
+    def refuse(*args, **kwargs):
+        raise GenerationError("the solver found no outcomes that rule out the others")
+
+    monkeypatch.setattr(practice, "do_generate_secret_instance", refuse)
+    client = Client()
+    response = start(client, domain="orchard")
+    assert response.status_code == 302
+    assert re.fullmatch(r"/families/practice/\d+/", response["Location"])
+    page = client.get(response["Location"])
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert 'id="family-practice-error"' in text
+    assert "no practice task could be generated in orchard" in text
+    assert "no outcomes that rule out the others" in text
+    assert not PlaySession.objects.exists()
+    assert not Instance.objects.filter(source=Instance.Source.PRACTICE).exists()
+    assert FamilyPracticeRequest.objects.get().status == FamilyPracticeRequest.Status.FAILED
+
+
 def test_a_visitor_is_limited_per_session_with_a_clear_message(orchard, settings):
     settings.VISITOR_GAMES_PER_HOUR = 2
     client = Client()
@@ -120,10 +143,10 @@ def test_a_visitor_is_limited_per_session_with_a_clear_message(orchard, settings
     assert "You can start another in about 60 minutes" in text
     assert PlaySession.objects.count() == 2 and Instance.objects.count() == instances
 
-    # An hour later the oldest game no longer counts.
-    oldest = PracticeGame.objects.order_by("started_at").first()
-    oldest.started_at = timezone.now() - timedelta(hours=1, seconds=1)
-    oldest.save(update_fields=["started_at"])
+    # An hour later the oldest game (the generation it asked for) no longer counts.
+    oldest = FamilyPracticeRequest.objects.order_by("created_at").first()
+    oldest.created_at = timezone.now() - timedelta(hours=1, seconds=1)
+    oldest.save(update_fields=["created_at"])
     started_session(start(client))
 
 
