@@ -265,9 +265,10 @@ class Visitor(models.Model):
 class PracticeGame(models.Model):
     """A game started from the Play entry, on a practice instance generated for it.
 
-    Kept apart from ``PlaySession`` to count the games a player or an address started in
-    the last hour (the rate limit) and to say where a session came from; practice games
-    never enter the leaderboard (only ranked games, the runner and the study do).
+    Kept apart from ``PlaySession`` to say where a session came from (and what
+    ``engine.practice.purge_practice`` deletes); the hourly limit counts the
+    ``FamilyPracticeRequest`` that asked for the game. Practice games never enter the
+    leaderboard (only ranked games, the runner and the study do).
     """
 
     session = models.OneToOneField(
