@@ -30,6 +30,7 @@ FAMILY_TASKS = (
     "games/wordle/medium:2",
     "games/mastermind/hard:1",
     "simple/math/easy:2",
+    "kumo/orchard/easy:1",  # KUMO's games named as a family: pinned as the round's instances
 )
 ROUND_SEED = 500
 
@@ -94,7 +95,7 @@ def test_no_seed_a_token_holder_can_read_regenerates_a_pinned_task(clock, grove,
     target = _prepare()
     rounds.do_rotate(target=target)
     tasks, instances = _pinned(target)
-    assert len(tasks) == 7 and len(instances) == 2
+    assert len(tasks) == 7 and len(instances) == 3
     user = make_user("attacker")
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
@@ -121,7 +122,7 @@ def test_no_seed_a_token_holder_can_read_regenerates_a_pinned_task(clock, grove,
     listed = api.get("/api/v1/family-tasks/").json()
     assert listed["count"] == 7 and {row["seed"] for row in listed["results"]} == {None}
     listed = {row["id"]: row["seed"] for row in api.get("/api/v1/instances/").json()["results"]}
-    assert [listed[instance.pk] for instance in instances] == [None, None]
+    assert [listed[instance.pk] for instance in instances] == [None, None, None]
     assert set(listed.values()) - {None} == {0, 1, 2}  # the orchard's practice instances
     # Play what a token holder may: a pinned task of each kind, a pinned instance, a ranked
     # attempt of the round's own kinds.
@@ -131,7 +132,7 @@ def test_no_seed_a_token_holder_can_read_regenerates_a_pinned_task(clock, grove,
         bodies.append(page.get(f"/families/attempts/{attempt['id']}/").content.decode())
     session = read_api("/api/v1/sessions/", "post", instance=instances[0].pk)
     read_api(f"/api/v1/sessions/{session['id']}/")
-    for spec in ("puzzles/sudoku/easy", "games/wordle/medium"):
+    for spec in ("puzzles/sudoku/easy", "games/wordle/medium", "kumo/orchard/easy"):
         family, kind, level = spec.split("/")
         read_api(
             "/api/v1/ranked-family-attempts/",
@@ -152,6 +153,7 @@ def test_no_seed_a_token_holder_can_read_regenerates_a_pinned_task(clock, grove,
         "/leaderboard/board.json",
         "/families/",
         "/domains/grove/",
+        "/domains/orchard/",
     ):
         bodies.append(page.get(url).content.decode())
     assert page.get("/leaderboard/rounds/2025-01/instances.jsonl").status_code == 404
@@ -206,5 +208,5 @@ def test_the_same_round_under_another_secret_gets_other_tasks(clock, grove):
     Round.objects.filter(name="2025-01").delete()
     with override_settings(TASK_SEED_SECRET="another server's secret"):
         second = _hidden_parts(_prepare())
-    assert len(first) == len(second) == 9
+    assert len(first) == len(second) == 10
     assert first.isdisjoint(second)
