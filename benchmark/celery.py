@@ -24,7 +24,10 @@ logger = logging.getLogger(__name__)
 def _first_heartbeat(sender=None, **kwargs) -> None:
     """Send a heartbeat as beat starts, not only HEARTBEAT_SECONDS later: a fresh install's
     /health/ says "ok" as soon as beat and a worker are up (benchmark.health)."""
+    from django.conf import settings
+
     try:
         app.send_task("benchmark.heartbeat")
+        app.send_task("benchmark.heartbeat", args=["practice"], queue=settings.PRACTICE_QUEUE)
     except Exception:  # the broker is not up yet: the schedule sends the next one
         logger.warning("beat: the first heartbeat could not be sent", exc_info=True)

@@ -23,6 +23,9 @@ The parts:
   than ``HEARTBEAT_STALE_SECONDS`` means beat or every worker is down: scheduled
   recomputes, rotations and queued jobs are not running. Embedded, jobs run in-process,
   so there is nothing to check.
+- ``practice_worker``: the same, sent on the practice queue, which only the recipe's
+  practice worker serves (players' practice games and tasks, ``deploy/Procfile``): without
+  it every Play click would wait until its request went stale.
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 HEARTBEAT_KEY = "kumo:worker-heartbeat"
+PRACTICE_HEARTBEAT_KEY = "kumo:practice-heartbeat"
+# The heartbeat a worker records, by the queue it came on (benchmark.heartbeat's argument).
+HEARTBEAT_KEYS = {"worker": HEARTBEAT_KEY, "practice": PRACTICE_HEARTBEAT_KEY}
 # When this process started (benchmark.apps imports this module at start-up): until a
 # first heartbeat arrives, the site is "starting" for HEARTBEAT_STALE_SECONDS from here.
 STARTED_AT = time.time()
@@ -56,11 +62,12 @@ def _redis():
     )
 
 
-def record_heartbeat() -> float:
-    """Record that a worker is alive (the ``benchmark.heartbeat`` job, sent by beat)."""
+def record_heartbeat(worker: str = "worker") -> float:
+    """Record that a worker is alive (the ``benchmark.heartbeat`` job, sent by beat on the
+    default queue, and as ``"practice"`` on the practice queue)."""
     now = time.time()
     if settings.REDIS_URL:
-        _redis().set(HEARTBEAT_KEY, repr(now), ex=24 * 3600)
+        _redis().set(HEARTBEAT_KEYS[worker], repr(now), ex=24 * 3600)
     return now
 
 
@@ -101,20 +108,24 @@ def _redis_ping() -> None:
     _redis().ping()
 
 
-def _worker() -> dict:
-    value = _redis().get(HEARTBEAT_KEY)
+def _worker(key: str = HEARTBEAT_KEY, name: str = "worker", who: str = "a worker") -> dict:
+    value = _redis().get(key)
     if value is None:
         waited = time.time() - STARTED_AT
         if waited < settings.HEARTBEAT_STALE_SECONDS:
             raise Starting(
-                f"no worker heartbeat yet ({waited:.0f} s since this process started; beat "
-                f"sends one as it starts, a worker records it)"
+                f"no {name} heartbeat yet ({waited:.0f} s since this process started; beat "
+                f"sends one as it starts, {who} records it)"
             )
-        raise RuntimeError("no heartbeat recorded yet: is beat running, and a worker?")
+        raise RuntimeError(f"no {name} heartbeat recorded yet: is beat running, and {who}?")
     age = time.time() - float(value)
     if age > settings.HEARTBEAT_STALE_SECONDS:
-        raise RuntimeError(f"the last heartbeat is {age:.0f} s old: beat or the workers are down")
+        raise RuntimeError(f"the last {name} heartbeat is {age:.0f} s old: beat or {who} is down")
     return {"heartbeat_age_seconds": round(age, 1)}
+
+
+def _practice_worker() -> dict:
+    return _worker(PRACTICE_HEARTBEAT_KEY, "practice worker", "the practice worker")
 
 
 @never_cache
@@ -125,13 +136,15 @@ def health(request):
         checks["migrations"] = _timed(_migrations)
     if settings.REDIS_URL:
         checks["redis"] = _timed(_redis_ping)
-        if checks["redis"]["ok"]:
-            checks["worker"] = _timed(_worker)
-        else:
-            checks["worker"] = {"ok": False, "error": "not checked: Redis does not answer"}
+        for name, check in (("worker", _worker), ("practice_worker", _practice_worker)):
+            if checks["redis"]["ok"]:
+                checks[name] = _timed(check)
+            else:
+                checks[name] = {"ok": False, "error": "not checked: Redis does not answer"}
     else:
         checks["redis"] = {"ok": True, "detail": "not used (in-memory channel layer)"}
-        checks["worker"] = {"ok": True, "detail": "not used (jobs run in-process)"}
+        for name in ("worker", "practice_worker"):
+            checks[name] = {"ok": True, "detail": "not used (jobs run in-process)"}
     broken = [name for name, check in checks.items() if not check["ok"] and "starting" not in check]
     waiting = [name for name, check in checks.items() if check.get("starting")]
     if broken:

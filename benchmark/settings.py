@@ -254,8 +254,19 @@ HEARTBEAT_STALE_SECONDS = env_float("HEARTBEAT_STALE_SECONDS", 120.0)
 # worker's job is queued again at most lease + sweep after its last renewal (30 + 10 s by
 # default), however long the job is.
 REQUEUE_STALLED_SECONDS = env_float("REQUEUE_STALLED_SECONDS", 10.0)
+# A player's practice generation (a KUMO game, a fresh family task) has a queue of its own,
+# served by the recipe's practice worker (deploy/Procfile), so that a visitor's game never
+# waits behind an evaluation run or a round's preparation on the main worker.
+PRACTICE_QUEUE = "practice"
+CELERY_TASK_ROUTES = {"engine.generate_family_practice": {"queue": PRACTICE_QUEUE}}
 CELERY_BEAT_SCHEDULE = {
     "worker heartbeat": {"task": "benchmark.heartbeat", "schedule": HEARTBEAT_SECONDS},
+    "practice worker heartbeat": {
+        "task": "benchmark.heartbeat",
+        "schedule": HEARTBEAT_SECONDS,
+        "args": ["practice"],
+        "options": {"queue": PRACTICE_QUEUE},
+    },
     "requeue stalled submissions": {
         "task": "leaderboard.requeue_stalled_submissions",
         "schedule": REQUEUE_STALLED_SECONDS,

@@ -22,6 +22,7 @@ def requeue_stalled_runs_task() -> list[int]:
 
 
 @shared_task(name="benchmark.heartbeat", ignore_result=True)
-def heartbeat_task() -> float:
-    """Beat sends it every HEARTBEAT_SECONDS; /health/ checks that a worker ran it lately."""
-    return health.record_heartbeat()
+def heartbeat_task(worker: str = "worker") -> float:
+    """Beat sends it every HEARTBEAT_SECONDS, on the default queue and (``"practice"``) on
+    the practice queue; /health/ checks that a worker of each ran it lately."""
+    return health.record_heartbeat(worker)

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 UNITS = sorted((DEPLOY / "systemd").glob("*.service"))
@@ -43,9 +44,26 @@ def test_the_files_are_found():
     assert {path.name for path in UNITS} == {
         "kumo-web.service",
         "kumo-worker.service",
+        "kumo-practice.service",
         "kumo-beat.service",
     }
-    assert set(procfile()) == {"release", "web", "worker", "beat"}
+    assert set(procfile()) == {"release", "web", "worker", "practice", "beat"}
+
+
+def test_players_practice_generation_has_a_worker_of_its_own():
+    """A Play click (a KUMO game, a fresh family task) is generated on the practice queue,
+    which only the practice worker serves: it never waits behind a run or a round."""
+    from benchmark.celery import app
+
+    route = app.amqp.router.route({}, "engine.generate_family_practice")
+    assert route["queue"].name == settings.PRACTICE_QUEUE == "practice"
+    assert app.amqp.router.route({}, "benchmark.run_evaluation")["queue"].name == "celery"
+    lines = procfile()
+    assert "--queues practice " in lines["practice"] and "--queues" not in lines["worker"]
+    _defaults, commands = unit(DEPLOY / "systemd" / "kumo-practice.service")
+    assert "--queues practice " in commands[0]
+    compose = (DEPLOY / "compose.yaml").read_text()
+    assert '"--queues", "practice"' in compose
 
 
 def test_every_procfile_variable_has_a_default_and_is_in_the_example():

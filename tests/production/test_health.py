@@ -16,6 +16,9 @@ from tests.production.test_stack import ROOT, celery, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# One worker serving the default queue and the practice queue, as the recipe's two do.
+BOTH_QUEUES = ("--pool", "solo", "--concurrency", "1", "--queues", "celery,practice")
+
 
 def test_the_embedded_site_is_healthy_without_redis_or_workers(settings):
     settings.REDIS_URL = ""
@@ -24,15 +27,22 @@ def test_the_embedded_site_is_healthy_without_redis_or_workers(settings):
     body = response.json()
     assert body["status"] == "ok" and body["checks"]["database"]["ok"] is True
     assert "not used" in body["checks"]["worker"]["detail"]
+    assert "not used" in body["checks"]["practice_worker"]["detail"]
     assert Client().post("/health/").status_code == 405
 
 
 @pytest.fixture
 def no_heartbeat():
     client = redis.Redis.from_url(settings.REDIS_URL)
-    client.delete(health.HEARTBEAT_KEY)
+    client.delete(health.HEARTBEAT_KEY, health.PRACTICE_HEARTBEAT_KEY)
     yield client
-    client.delete(health.HEARTBEAT_KEY)
+    client.delete(health.HEARTBEAT_KEY, health.PRACTICE_HEARTBEAT_KEY)
+
+
+def heartbeats() -> None:
+    """Both workers' heartbeats, as the recipe's main and practice workers record them."""
+    health.record_heartbeat()
+    health.record_heartbeat("practice")
 
 
 @pytest.fixture
@@ -47,8 +57,16 @@ def test_the_check_fails_on_a_missing_or_stale_heartbeat_and_an_unreachable_redi
 ):
     missing = Client().get("/health/")
     assert missing.status_code == 503 and missing.json()["status"] == "failing"
-    assert "no heartbeat recorded yet" in missing.json()["checks"]["worker"]["error"]
+    assert "no worker heartbeat recorded yet" in missing.json()["checks"]["worker"]["error"]
     health.record_heartbeat()
+    # The main worker alone is not enough: without the practice worker every Play waits.
+    practice = Client().get("/health/")
+    assert practice.status_code == 503 and practice.json()["checks"]["worker"]["ok"] is True
+    assert (
+        "is beat running, and the practice worker?"
+        in (practice.json()["checks"]["practice_worker"]["error"])
+    )
+    health.record_heartbeat("practice")
     assert Client().get("/health/").status_code == 200
     assert Client().get("/health/").json()["status"] == "ok"
     # Once it arrived, a heartbeat that stops is a fault, however recently the web started.
@@ -57,6 +75,14 @@ def test_the_check_fails_on_a_missing_or_stale_heartbeat_and_an_unreachable_redi
     stale = Client().get("/health/")
     assert stale.status_code == 503 and stale.json()["status"] == "failing"
     assert "600 s old" in stale.json()["checks"]["worker"]["error"]
+    health.record_heartbeat()
+    no_heartbeat.set(health.PRACTICE_HEARTBEAT_KEY, repr(time.time() - 600))
+    stale = Client().get("/health/").json()
+    assert stale["status"] == "failing" and stale["checks"]["worker"]["ok"] is True
+    assert (
+        "600 s old: beat or the practice worker is down"
+        in (stale["checks"]["practice_worker"]["error"])
+    )
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
     down = Client().get("/health/")
     assert down.status_code == 503 and down.json()["checks"]["redis"]["ok"] is False
@@ -74,7 +100,7 @@ def test_a_fresh_site_says_starting_until_the_first_heartbeat_then_failing_if_no
     worker = starting.json()["checks"]["worker"]
     assert worker["starting"] is True and "no worker heartbeat yet" in worker["detail"]
     assert starting.json()["checks"]["database"]["ok"] is True
-    health.record_heartbeat()
+    heartbeats()
     assert Client().get("/health/").json()["status"] == "ok"
     # No heartbeat for the whole grace since the process started: broken, not starting.
     no_heartbeat.delete(health.HEARTBEAT_KEY)
@@ -88,7 +114,7 @@ def test_a_fresh_site_says_starting_until_the_first_heartbeat_then_failing_if_no
 def test_pending_migrations_say_starting_with_503_and_retry_after(no_heartbeat, monkeypatch):
     from django.db.migrations.recorder import MigrationRecorder
 
-    health.record_heartbeat()
+    heartbeats()
     monkeypatch.setattr(health, "_migrated", False)
     recorder = MigrationRecorder(connection)
     app, name = max(key for key in recorder.applied_migrations() if key[0] == "leaderboard")
@@ -111,15 +137,19 @@ def test_beat_sends_a_heartbeat_as_it_starts(no_heartbeat, monkeypatch):
     """With the scheduled heartbeat an hour away, only beat's start-up one can arrive."""
     monkeypatch.setenv("HEARTBEAT_SECONDS", "3600")
     with (
-        celery("worker", "--pool", "solo", "--concurrency", "1"),
+        celery("worker", *BOTH_QUEUES),
         celery("beat", "--schedule", str(ROOT / ".celerybeat-health-test")),
     ):
         wait_for(lambda: heartbeat_age(no_heartbeat) is not None, "beat's first heartbeat")
+        wait_for(
+            lambda: heartbeat_age(no_heartbeat, health.PRACTICE_HEARTBEAT_KEY) is not None,
+            "beat's first heartbeat on the practice queue",
+        )
     assert Client().get("/health/").json()["status"] == "ok"
 
 
-def heartbeat_age(client) -> float | None:
-    value = client.get(health.HEARTBEAT_KEY)
+def heartbeat_age(client, key: str = health.HEARTBEAT_KEY) -> float | None:
+    value = client.get(key)
     return None if value is None else time.time() - float(value)
 
 
@@ -129,7 +159,7 @@ def test_beat_and_a_worker_keep_the_heartbeat_and_beat_outlives_a_database_hiccu
 ):
     monkeypatch.setenv("HEARTBEAT_SECONDS", "1")
     with (
-        celery("worker", "--pool", "solo", "--concurrency", "1"),
+        celery("worker", *BOTH_QUEUES),
         celery("beat", "--schedule", str(ROOT / ".celerybeat-health-test")) as beat,
     ):
         wait_for(lambda: Client().get("/health/").status_code == 200, "a first heartbeat")
@@ -140,9 +170,13 @@ def test_beat_and_a_worker_keep_the_heartbeat_and_beat_outlives_a_database_hiccu
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid()"
             )
-        no_heartbeat.delete(health.HEARTBEAT_KEY)
-        # Beat is still running and still sending: a new heartbeat arrives.
+        no_heartbeat.delete(health.HEARTBEAT_KEY, health.PRACTICE_HEARTBEAT_KEY)
+        # Beat is still running and still sending: new heartbeats arrive.
         wait_for(lambda: heartbeat_age(no_heartbeat) is not None, "a heartbeat after the cut")
+        wait_for(
+            lambda: heartbeat_age(no_heartbeat, health.PRACTICE_HEARTBEAT_KEY) is not None,
+            "a practice queue heartbeat after the cut",
+        )
         assert beat.poll() is None, "beat exited after the database hiccup"
         assert Client().get("/health/").status_code == 200
 

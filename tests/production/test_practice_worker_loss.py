@@ -1,19 +1,43 @@
 """A worker killed while generating a player's family practice task loses nothing: with the
 shipped defaults, beat's sweep finds the dead try's lapsed lease and a new worker finishes
-the request within a minute and a half of the kill, and the player has one attempt."""
+the request within a minute and a half of the kill, and the player has one attempt. The
+workers are the recipe's practice worker (deploy/Procfile), which alone serves the queue
+of players' practice generation; it opens a KUMO practice game too."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 
 import pytest
 from django.db import connection, transaction
 
-from engine.family_practice import check_family_practice, do_request_family_practice
-from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask
-from tests.production.test_stack import clean_broker, wait_for  # noqa: F401
+from engine import practice
+from engine.family_practice import (
+    check_family_practice,
+    do_request_family_practice,
+    kumo_wanted,
+)
+from engine.models import FamilyAttempt, FamilyPracticeRequest, FamilyTask, Instance
+from tests.production.test_stack import ROOT, clean_broker, wait_for  # noqa: F401
 from tests.production.test_worker_loss import recipe_process
+
+
+def practice_worker() -> list[str]:
+    """The Procfile's practice process as ``recipe_process`` runs it: its arguments after
+    ``celery -A benchmark``, its variables at their defaults, the log level left to it."""
+    line = next(
+        line.removeprefix("practice: ")
+        for line in (ROOT / "deploy" / "Procfile").read_text().splitlines()
+        if line.startswith("practice: ")
+    )
+    words = re.sub(r"\$\{\w+:-([^}]*)\}", r"\1", line).split()
+    assert words[:3] == ["celery", "-A", "benchmark"], line
+    words = words[3:]
+    at = words.index("--loglevel")
+    return words[:at] + words[at + 2 :]
+
 
 pytestmark = [pytest.mark.production, pytest.mark.django_db(transaction=True)]
 
@@ -50,7 +74,7 @@ def test_a_worker_killed_while_generating_a_practice_task_is_taken_over_with_the
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
-            with recipe_process("worker", log=tmp_path / "first.log") as worker:
+            with recipe_process(*practice_worker(), log=tmp_path / "first.log") as worker:
                 wait_for(
                     lambda: (
                         FamilyPracticeRequest.objects.filter(
@@ -69,7 +93,12 @@ def test_a_worker_killed_while_generating_a_practice_task_is_taken_over_with_the
         assert request.status == FamilyPracticeRequest.Status.RUNNING and request.attempts == 1
         assert not FamilyAttempt.objects.filter(player=player).exists()
 
-        with recipe_process("worker", log=tmp_path / "second.log"):
+        # The recipe's main worker runs beat's sweep (which queues the request again on
+        # the practice queue), a new practice worker the generation.
+        with (
+            recipe_process("worker", log=tmp_path / "main.log"),
+            recipe_process(*practice_worker(), log=tmp_path / "second.log"),
+        ):
             done = wait_for(
                 lambda: FamilyPracticeRequest.objects.filter(pk=request.pk, status="done").first(),
                 "a new worker to finish the request within 90 s of the kill",
@@ -78,3 +107,25 @@ def test_a_worker_killed_while_generating_a_practice_task_is_taken_over_with_the
     assert done.attempts == 2 and done.error == "" and done.lease_expires_at is None
     attempt = FamilyAttempt.objects.get(player=player)
     assert attempt.task == done.task
+
+
+def test_the_practice_worker_opens_a_kumo_practice_game(
+    orchard,
+    make_user,
+    clean_broker,  # noqa: F811
+    tmp_path,
+):
+    player = make_user("visitor-like")
+    checked = practice.check_practice_request(player, domain="orchard", level="easy")
+    request = do_request_family_practice(player, kumo_wanted(checked)).request
+    assert request.status == FamilyPracticeRequest.Status.PENDING and request.session is None
+    with recipe_process(*practice_worker(), log=tmp_path / "practice.log"):
+        done = wait_for(
+            lambda: FamilyPracticeRequest.objects.filter(pk=request.pk, status="done").first(),
+            "the practice worker to generate the game",
+            limit=60,
+        )
+    session = done.session
+    assert session.player == player and session.instance.source == Instance.Source.PRACTICE
+    assert (session.instance.n_truths, session.instance.n_actions) == (4, 6)
+    assert session.practice_game is not None
