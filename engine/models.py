@@ -674,7 +674,8 @@ class FamilyPracticeRequest(models.Model):
         "auth.User", on_delete=models.CASCADE, related_name="family_practice_requests"
     )
     family = models.SlugField(max_length=50)
-    kind = models.SlugField(max_length=50)
+    # A family's kind, or a KUMO game's domain (whose names run to 100 characters).
+    kind = models.SlugField(max_length=100)
     level = models.CharField(max_length=20, blank=True)
     # The client's address as django-axes sees it (as for ``PracticeGame``).
     ip_address = models.GenericIPAddressField(null=True, blank=True)

@@ -106,6 +106,17 @@ def test_a_domain_too_small_for_the_level_is_refused_with_a_message(orchard):
     assert not PlaySession.objects.exists() and not User.objects.exists()
 
 
+def test_a_domain_with_the_longest_name_is_played(orchard, small_domain_data):
+    from engine.actions import do_import_domain
+    from engine.core.families.kumo.domain_io import domain_from_json
+
+    name = "long-" + "x" * 95  # a domain's name may have 100 characters
+    do_import_domain(domain_from_json(small_domain_data), source="json", name=name)
+    session = started_session(start(Client(), domain=name))
+    assert session.instance.domain.name == name
+    assert FamilyPracticeRequest.objects.get(session=session).kind == name
+
+
 def test_a_game_that_cannot_be_generated_is_reported_on_the_waiting_page(orchard, monkeypatch):
     from engine import practice
     from engine.core.families.kumo.generate import GenerationError
