@@ -82,7 +82,7 @@ def check_ranked_target(
     problems = []
     # Its domains × settings and its kumo/DOMAIN/LEVEL family tasks.
     cells = live.kumo_cells()
-    settings = live.kumo_settings()
+    settings = live.kumo_settings(cells)
     if (n_truths, n_actions) not in settings:
         listed = ", ".join(f"{t}/{a}" for t, a in settings)
         problems.append(

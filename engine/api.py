@@ -15,6 +15,7 @@ from benchmark.api_conventions import int_query_param
 from benchmark.compiled_sql import Prepared
 from engine import limits, sessions
 from engine.core.families.kumo.game import display_order
+from engine.families import KUMO
 from engine.models import Instance, PlaySession
 from engine.serializers import (
     ActionSerializer,
@@ -55,7 +56,7 @@ class InstanceList(generics.ListAPIView):
             playable_instances(Instance.objects.select_related("domain"))
         ).order_by("domain__name", "id")
         family = self.request.query_params.get("family")
-        if family and family != "kumo":
+        if family and family != KUMO:
             from engine.core.families.base import all_families
 
             if family in all_families():

@@ -23,6 +23,7 @@ from django.utils import timezone
 from engine import limits
 from engine.core.families.base import FamilyError, all_families, get_family
 from engine.core.families.display import check_display
+from engine.core.families.kumo.types import FAMILY_NAME as KUMO_NAME
 from engine.models import FamilyAttempt, FamilyStep, FamilyTask
 
 logger = logging.getLogger(__name__)
@@ -67,7 +68,8 @@ def canonical_level(family: str, kind: str, level: str) -> str:
         return level
 
 
-KUMO = "kumo"  # KUMO's games, as every entry point that takes a family names them
+# KUMO's games, as every entry point that takes a family names them (the family's own name).
+KUMO = KUMO_NAME
 
 
 @dataclass(frozen=True)

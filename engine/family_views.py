@@ -44,7 +44,7 @@ def play(request):
     their choice is valid. A KUMO game (``family=kumo``, its domain as the kind) starts as
     at KUMO's own Play entry (``engine.views.start_practice_game``), so one form starts a
     game of any family."""
-    if request.POST.get("family", "") == "kumo":
+    if request.POST.get("family", "") == families.KUMO:
         from engine.views import start_practice_game
 
         return start_practice_game(

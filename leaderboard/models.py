@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
+from engine.core.families.kumo.types import FAMILY_NAME as KUMO_FAMILY_NAME
 from engine.models import Domain, Instance
 
 # Model names: ASCII letters, digits and a few separators, starting with a letter or digit.
@@ -167,8 +168,9 @@ class ModelNameAllowance(models.Model):
         return f"{self.user}: {self.names} model names"
 
 
-# The family of a KUMO games' submission (the other families' files name theirs).
-KUMO_FAMILY = "kumo"
+# The family of a KUMO games' submission (the other families' files name theirs): the
+# family's own name, as every entry point takes KUMO's games (engine.families.KUMO).
+KUMO_FAMILY = KUMO_FAMILY_NAME
 
 
 class Submission(models.Model):
@@ -628,15 +630,19 @@ class Round(models.Model):
         names = self.domains.order_by("name").values_list("name", flat=True)
         cells = [(name, t, a) for name in names for t, a in self.setting_pairs]
         for entry in self.family_specs:
-            if entry["family"] == "kumo":
+            if entry["family"] == KUMO_FAMILY:
                 cell = (entry["kind"], int(entry["truths"]), int(entry["actions"]))
                 if cell not in cells:
                     cells.append(cell)
         return cells
 
-    def kumo_settings(self) -> list[tuple[int, int]]:
-        """The settings of the round's KUMO games, each once, in the round's order."""
-        return list(dict.fromkeys((t, a) for _name, t, a in self.kumo_cells()))
+    def kumo_settings(
+        self, cells: list[tuple[str, int, int]] | None = None
+    ) -> list[tuple[int, int]]:
+        """The settings of the round's KUMO games (of ``cells``, its ``kumo_cells`` already
+        read), each once, in the round's order."""
+        cells = self.kumo_cells() if cells is None else cells
+        return list(dict.fromkeys((t, a) for _name, t, a in cells))
 
     @property
     def published(self) -> bool:

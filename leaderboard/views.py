@@ -153,7 +153,7 @@ def _filters(request, *, with_domain: bool = False, with_round: bool = False) ->
     if chosen is not None:
         # Its domains × settings and its kumo/DOMAIN/LEVEL family tasks (one query).
         cells = chosen.kumo_cells()
-        pairs = list(dict.fromkeys((t, a) for _name, t, a in cells))
+        pairs = chosen.kumo_settings(cells)
         stored = set(pairs)
         domains = sorted({name for name, _t, _a in cells})
         settings = [Setting(*pair) for pair in pairs]

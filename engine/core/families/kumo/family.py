@@ -29,7 +29,7 @@ from engine.core.families.kumo.game import Game, GameOver, InvalidMove, display_
 from engine.core.families.kumo.generate import GenerationError, generate_instance
 from engine.core.families.kumo.metrics import relative_action_count
 from engine.core.families.kumo.search import solve
-from engine.core.families.kumo.types import Domain, Instance
+from engine.core.families.kumo.types import FAMILY_NAME, Domain, Instance
 
 PARAMETERS = (
     Parameter("truths", 4, 2, 40, "candidate truths per task"),
@@ -45,7 +45,7 @@ def kumo_kind(domain: str, levels: Mapping[str, Mapping[str, int]] = LEVELS) -> 
 
 
 class KumoFamily(Family):
-    name = "kumo"
+    name = FAMILY_NAME
     title = "KUMO games (find the hidden truth)"
     interactive = True
 

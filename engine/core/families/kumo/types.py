@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
+# The family KUMO's games are, wherever a family is named (``family.KumoFamily.name``).
+FAMILY_NAME = "kumo"
+
 OutcomeType = Literal["str", "float"]
 Observation = str | float
 
