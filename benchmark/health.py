@@ -42,6 +42,11 @@ HEARTBEAT_KEY = "kumo:worker-heartbeat"
 PRACTICE_HEARTBEAT_KEY = "kumo:practice-heartbeat"
 # The heartbeat a worker records, by the queue it came on (benchmark.heartbeat's argument).
 HEARTBEAT_KEYS = {"worker": HEARTBEAT_KEY, "practice": PRACTICE_HEARTBEAT_KEY}
+# How the check names each heartbeat, and who records it.
+HEARTBEAT_WORDS = {
+    "worker": ("worker", "a worker"),
+    "practice": ("practice worker", "the practice worker"),
+}
 # When this process started (benchmark.apps imports this module at start-up): until a
 # first heartbeat arrives, the site is "starting" for HEARTBEAT_STALE_SECONDS from here.
 STARTED_AT = time.time()
@@ -108,8 +113,10 @@ def _redis_ping() -> None:
     _redis().ping()
 
 
-def _worker(key: str = HEARTBEAT_KEY, name: str = "worker", who: str = "a worker") -> dict:
-    value = _redis().get(key)
+def _heartbeat(worker: str) -> dict:
+    """The check of one worker's heartbeat (``HEARTBEAT_KEYS``): ``worker`` or ``practice``."""
+    name, who = HEARTBEAT_WORDS[worker]
+    value = _redis().get(HEARTBEAT_KEYS[worker])
     if value is None:
         waited = time.time() - STARTED_AT
         if waited < settings.HEARTBEAT_STALE_SECONDS:
@@ -124,10 +131,6 @@ def _worker(key: str = HEARTBEAT_KEY, name: str = "worker", who: str = "a worker
     return {"heartbeat_age_seconds": round(age, 1)}
 
 
-def _practice_worker() -> dict:
-    return _worker(PRACTICE_HEARTBEAT_KEY, "practice worker", "the practice worker")
-
-
 @never_cache
 @require_safe
 def health(request):
@@ -136,9 +139,9 @@ def health(request):
         checks["migrations"] = _timed(_migrations)
     if settings.REDIS_URL:
         checks["redis"] = _timed(_redis_ping)
-        for name, check in (("worker", _worker), ("practice_worker", _practice_worker)):
+        for name, worker in (("worker", "worker"), ("practice_worker", "practice")):
             if checks["redis"]["ok"]:
-                checks[name] = _timed(check)
+                checks[name] = _timed(lambda worker=worker: _heartbeat(worker))
             else:
                 checks[name] = {"ok": False, "error": "not checked: Redis does not answer"}
     else:

@@ -80,6 +80,15 @@ def _own_request(request, request_id: int) -> dict:
     return family_practice.request_state(wanted)
 
 
+def _ready_url(state: dict) -> str | None:
+    """Where a prepared request leads: its attempt, or its KUMO game; None until then."""
+    if state["attempt"] is not None:
+        return reverse("family-attempt", args=[state["attempt"]])
+    if state["session"] is not None:
+        return reverse("play", args=[state["session"]])
+    return None
+
+
 @login_required
 def practice_request(request, request_id: int):
     """The page a player waits on while their fresh task (or KUMO game) is generated: it
@@ -87,10 +96,9 @@ def practice_request(request, request_id: int):
     Without JavaScript it reloads itself; family_practice.js polls the status endpoint
     instead."""
     state = _own_request(request, request_id)
-    if state["attempt"] is not None:
-        return redirect("family-attempt", attempt_id=state["attempt"])
-    if state["session"] is not None:  # a KUMO game
-        return redirect("play", session_id=state["session"])
+    ready = _ready_url(state)
+    if ready is not None:
+        return redirect(ready)
     return render(request, "engine/family_practice_request.html", {"state": state})
 
 
@@ -99,14 +107,7 @@ def practice_request_status(request, request_id: int):
     """The request's state as JSON, with the address of the attempt (or KUMO game) once it
     is ready."""
     state = _own_request(request, request_id)
-    url = (
-        reverse("family-attempt", args=[state["attempt"]])
-        if state["attempt"]
-        else reverse("play", args=[state["session"]])
-        if state["session"]
-        else None
-    )
-    return JsonResponse({**state, "url": url})
+    return JsonResponse({**state, "url": _ready_url(state)})
 
 
 @login_required
